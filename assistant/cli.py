@@ -1,0 +1,53 @@
+"""The command line: arguments in, one call into the app out."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+
+from assistant import __version__, app
+from assistant.config import config_path, load_config
+from assistant.errors import AssistantError
+from assistant.logs import configure_logging
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``assistant`` command."""
+    top = argparse.ArgumentParser(prog="assistant", description=__doc__)
+    top.add_argument(
+        "--config",
+        metavar="PATH",
+        help="config file (default: $ASSISTANT_CONFIG "
+        "or ./config.toml; missing means the embedded defaults)",
+    )
+    top.add_argument("--version", action="version", version=f"assistant {__version__}")
+    commands = top.add_subparsers(dest="command")
+    commands.add_parser("status", help="check the config and database and show what is set up")
+    tools = commands.add_parser("tools", help="print the tool catalogue the model reads")
+    tools.add_argument("--format", choices=["text", "openai", "anthropic"], default="text")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit status."""
+    args = parser().parse_args(argv)
+    configure_logging()
+    try:
+        path, named = config_path(args.config)
+        config = load_config(path, named=named)
+        configure_logging(config.assistant.log_level)
+        setup = app.Setup(
+            config,
+            str(path) if path.exists() else "embedded defaults",
+            path.resolve().parent if path.exists() else None,
+        )
+        if args.command == "tools":
+            print(app.catalogue(config, args.format))
+        else:
+            print(asyncio.run(app.status(setup)))
+    except AssistantError as exc:
+        print(f"assistant: {exc}", file=sys.stderr)
+        return 2
+    return 0

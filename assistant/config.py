@@ -1,0 +1,177 @@
+"""The TOML configuration as frozen models; a bad key fails naming the file and the key."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import os
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from assistant.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+CONFIG_ENV = "ASSISTANT_CONFIG"
+DEFAULT_PATH = Path("config.toml")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+def _check_timezone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"unknown timezone {name!r}; expected an IANA name such as 'Europe/Berlin'"
+        ) from None
+    return name
+
+
+class AssistantSettings(_Section):
+    """Where state lives and which timezone users start in."""
+
+    timezone: str = "UTC"
+    data_dir: str = "data"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    _tz = field_validator("timezone")(_check_timezone)
+
+
+class TelegramSettings(_Section):
+    """How to reach the Bot API and who may talk to the bot."""
+
+    token_env: str = "ASSISTANT_TELEGRAM_TOKEN"
+    base_url: str = "https://api.telegram.org/bot"
+    allowed_user_ids: Annotated[
+        tuple[Annotated[StrictInt, Field(gt=0)], ...], Field(strict=False)
+    ] = ()
+
+
+class LLMSettings(_Section):
+    """Which model answers, how it is reached and how far a turn may go."""
+
+    provider: Literal["openai", "anthropic"] = "openai"
+    base_url: str = "https://api.openai.com/v1"
+    api_key_env: str = "OPENAI_API_KEY"
+    model: str = "gpt-4o-mini"
+    tool_mode: Literal["native", "text", "auto"] = "auto"
+    max_steps: int = Field(default=5, ge=1, le=50)
+    corrections_per_turn: int = Field(default=1, ge=0, le=10)
+    timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+
+
+class ToolSettings(_Section):
+    """Which tools the model sees and how their calls are run and summarized."""
+
+    allow: Annotated[tuple[StrictStr, ...], Field(strict=False)] = ()
+    deny: Annotated[tuple[StrictStr, ...], Field(strict=False)] = ()
+    max_concurrency: int = Field(default=4, ge=1, le=64)
+    timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
+    summary_chars: int = Field(default=900, ge=100, le=100_000)
+    summary_chars_per_tool: dict[str, Annotated[int, Field(ge=100, le=100_000)]] = Field(
+        default_factory=dict
+    )
+
+
+class Config(_Section):
+    """The whole configuration; every section has embedded defaults."""
+
+    assistant: AssistantSettings = AssistantSettings()
+    telegram: TelegramSettings = TelegramSettings()
+    llm: LLMSettings = LLMSettings()
+    tools: ToolSettings = ToolSettings()
+
+    def data_path(self, base: Path | None = None) -> Path:
+        """Return the data directory, relative paths taken from ``base`` (default: cwd)."""
+        path = Path(self.assistant.data_dir).expanduser()
+        return path if path.is_absolute() else (base or Path.cwd()) / path
+
+
+def config_path(cli_path: str | None) -> tuple[Path, bool]:
+    """Choose the config file: the flag, else the environment variable, else ./config.toml."""
+    if cli_path:
+        return Path(cli_path), True
+    if env := os.environ.get(CONFIG_ENV):
+        return Path(env), True
+    return DEFAULT_PATH, False
+
+
+def load_config(path: Path, *, named: bool = False) -> Config:
+    """Read and validate ``path``; a missing file means the embedded defaults, said once."""
+    if not path.exists():
+        level = logging.WARNING if named else logging.INFO
+        log.log(level, "no config file at %s; using the embedded defaults", path)
+        return Config()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from None
+    return parse_config(raw, source=path.name)
+
+
+def parse_config(raw: dict[str, Any], *, source: str = "config.toml") -> Config:
+    """Validate a parsed TOML document, raising one ConfigError that lists every problem."""
+    try:
+        return Config.model_validate(raw)
+    except ValidationError as exc:
+        problems = [f"{source}: {_describe(err)}" for err in exc.errors(include_url=False)]
+        raise ConfigError("\n".join(problems)) from None
+
+
+def _describe(err: Any) -> str:
+    key = ""
+    for part in err["loc"]:
+        key += f"[{part}]" if isinstance(part, int) else f".{part}" if key else str(part)
+    key = key or "(top level)"
+    return f"{key}: {_expectation(err)}"
+
+
+def _expectation(err: Any) -> str:
+    kind, ctx, got = err["type"], err.get("ctx", {}), err.get("input")
+    bounds = {
+        "greater_than_equal": ">=",
+        "greater_than": ">",
+        "less_than_equal": "<=",
+        "less_than": "<",
+    }
+    if kind in bounds:
+        limit = next(iter(ctx.values()))
+        return f"must be {bounds[kind]} {limit}, got {got!r}"
+    if kind == "extra_forbidden":
+        return _unknown_key(err["loc"])
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected')}, got {got!r}"
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    return f"{err['msg'][0].lower()}{err['msg'][1:]}, got {type(got).__name__} {got!r}"
+
+
+def _unknown_key(loc: tuple[Any, ...]) -> str:
+    model: type[BaseModel] = Config
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        if field is None or not isinstance(field.annotation, type):
+            break
+        if issubclass(field.annotation, BaseModel):
+            model = field.annotation
+    known = list(model.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
+    return f"unknown key; {hint}"

@@ -1,0 +1,1 @@
+"""Talking to language models: value types, provider adapters, and reading calls written as text."""

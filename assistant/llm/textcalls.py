@@ -1,0 +1,243 @@
+"""Reading tool calls that a model wrote as text, for models without native tool calling.
+
+Accepted: fenced ```json blocks, bare JSON objects in prose, ``<tool_call>`` tags, arrays of
+calls, several calls in one reply; the shapes ``{"tool", "args"}``, ``{"name", "arguments"}``
+and ``{"type": "function", "function": {...}}``. Nothing is repaired: a block that tries to be
+a call and fails is reported as broken so that the model can be asked to correct it.
+
+Linear in the reply: segments are found with regular expressions free of backtracking, JSON
+is decoded by the C decoder, and every scan resumes where the previous one stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from assistant.llm.types import BrokenCall, Extraction, ToolCall
+
+_FENCE, _TAG_OPEN, _TAG_CLOSE = "```", "<tool_call>", "</tool_call>"
+_FENCE_OPEN = re.compile(r"```([A-Za-z0-9_+-]*+)[^\S\n]*+\n?")
+_JSON_LANGS = frozenset({"", "json", "jsonc", "json5", "tool", "tool_call", "tool_code"})
+_KEY = r'"(?:tool|name|type|function|args|arguments|parameters|input)"\s*+:'
+# Text is scanned for call keys, which start with a quote, so junk of brackets is skipped in C.
+_NEXT = re.compile(rf"{_FENCE}|{_TAG_OPEN}|{_KEY}")
+_KEY_ONLY = re.compile(_KEY)
+# The object that a call key opens: "{" or "[{" just before it, within a bounded look-back.
+_OPENING = re.compile(r"(?:\[\s*+)?\{\s*+\Z")
+_LOOK_BACK = 64
+# A block that means to be a call but has no quoted call key: {tool: "x"}, {'name': ...}.
+_LOOSE_KEY = re.compile(r"(?:tool|name|function|args|arguments)\b['\"]?\s*+:")
+_ARG_KEYS = ("args", "arguments", "parameters", "input")
+_BLANK_LINES = re.compile(r"\n[^\S\n]*(?:\n[^\S\n]*)+\n")
+_SNIPPET = 160
+_FIRST_SLICE = 256
+_CUT_MARGIN = 8
+MAX_CALLS = 256
+MAX_BROKEN = 16
+
+_DECODER = json.JSONDecoder()
+
+
+def extract_tool_calls(text: str) -> Extraction:
+    """Split a model's reply into its prose, the tool calls it wrote, and broken attempts."""
+    return _Reader(text).read()
+
+
+class _Reader:
+    """One pass over one reply."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.kept: list[str] = []
+        self.calls: list[ToolCall] = []
+        self.broken: list[BrokenCall] = []
+
+    def read(self) -> Extraction:
+        text, pos = self.text, 0
+        while not self._full() and (match := _NEXT.search(text, pos)) is not None:
+            begin = self._start_of(match, pos)
+            if begin is None:  # a key inside something else, not the start of a call
+                self.kept.append(text[pos : match.end()])
+                pos = match.end()
+                continue
+            self.kept.append(text[pos:begin])
+            pos = self._dispatch(match.group(), begin)
+        self.kept.append(text[pos:])
+        prose = _BLANK_LINES.sub("\n\n", "".join(self.kept)).strip()
+        return Extraction(prose, tuple(self.calls), tuple(self.broken))
+
+    def _full(self) -> bool:
+        """Stop reading a reply that holds more calls or broken attempts than any real one."""
+        return len(self.calls) >= MAX_CALLS or len(self.broken) >= MAX_BROKEN
+
+    def _start_of(self, match: re.Match[str], pos: int) -> int | None:
+        """Where the block or call object of a match begins; None for a key inside something."""
+        if not match.group().startswith('"'):
+            return match.start()
+        opening = _OPENING.search(self.text, max(pos, match.start() - _LOOK_BACK), match.start())
+        return None if opening is None else opening.start()
+
+    def _dispatch(self, token: str, begin: int) -> int:
+        if token == _FENCE:
+            return self._fence(begin)
+        if token == _TAG_OPEN:
+            return self._block(begin, begin + len(_TAG_OPEN), _TAG_CLOSE, attempt=True)
+        end, used = self._decode(begin)
+        if not used:
+            self.kept.append(self.text[begin:end])
+        return end
+
+    def _fence(self, begin: int) -> int:
+        opening = _FENCE_OPEN.match(self.text, begin)
+        assert opening is not None  # the pattern matches wherever ``` stands
+        lang = opening.group(1).lower()
+        if lang in _JSON_LANGS:
+            return self._block(begin, opening.end(), _FENCE, attempt=lang.startswith("tool"))
+        close = self.text.find(_FENCE, opening.end())
+        after = len(self.text) if close < 0 else close + len(_FENCE)
+        self.kept.append(self.text[begin:after])
+        return after
+
+    def _block(self, begin: int, start: int, closer: str, *, attempt: bool) -> int:
+        """Read the calls of a fenced or tagged block; keep it as prose if it holds none."""
+        text, pos, used = self.text, start, False
+        close = _find(text, closer, start)
+        while not self._full() and (match := _KEY_ONLY.search(text, pos, close)) is not None:
+            opening = self._start_of(match, pos)
+            pos, found = (match.end(), False) if opening is None else self._decode(opening)
+            used = used or found
+            if pos > close:  # the closer stood inside a JSON string
+                close = _find(text, closer, pos)
+        if not used and (attempt or _LOOSE_KEY.search(text, start, close)):
+            used = self._report_unparsable(start, close)
+        after = min(len(text), close + len(closer))
+        if not used:
+            self.kept.append(text[begin:after])
+        return after
+
+    def _report_unparsable(self, start: int, stop: int) -> bool:
+        """Report a block that means to hold a call but has none that could be read."""
+        content = self.text[start:stop].strip()
+        if not content:
+            return False
+        try:
+            json.loads(content)
+            reason = 'the block is JSON but not a tool call: expected {"tool": ..., "args": {...}}'
+        except json.JSONDecodeError as exc:
+            reason = f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        except RecursionError:
+            reason = "JSON nested too deeply"
+        self._add_broken(start, stop, reason)
+        return True
+
+    def _decode(self, begin: int) -> tuple[int, bool]:
+        """Decode the call-like JSON at ``begin``; return where it ends and if it was a call."""
+        text = self.text
+        try:
+            value, end = _raw_decode(text, begin)
+        except _Unreadable as exc:
+            end = max(exc.pos, begin + 1)
+            self._add_broken(begin, end, f"not valid JSON: {exc.msg}")
+            return end, True
+        except RecursionError:
+            # Too deep for the C decoder: the rest up to the next block is one broken attempt.
+            end = min(_find(text, _FENCE, begin), _find(text, _TAG_OPEN, begin))
+            self._add_broken(begin, end, "JSON nested too deeply to be a tool call")
+            return end, True
+        return end, self._add_calls(value, begin, end)
+
+    def _add_calls(self, value: Any, begin: int, end: int) -> bool:
+        found = as_calls(value)
+        if found is None:
+            return False
+        if isinstance(found, str):
+            self._add_broken(begin, end, found)
+            return True
+        for name, arguments in found:
+            if len(self.calls) == MAX_CALLS:
+                self._add_broken(begin, end, f"more than {MAX_CALLS} tool calls in one reply")
+                break
+            self.calls.append(ToolCall(f"call_{len(self.calls) + 1}", name, arguments))
+        return True
+
+    def _add_broken(self, begin: int, end: int, reason: str) -> None:
+        if len(self.broken) == MAX_BROKEN - 1:
+            reason += f"; more than {MAX_BROKEN} broken calls, the rest of the reply was not read"
+        snippet = self.text[begin : min(end, begin + _SNIPPET)]
+        if end - begin > _SNIPPET:
+            snippet += "…"
+        self.broken.append(BrokenCall(snippet, reason, begin))
+
+
+def as_calls(value: Any) -> list[tuple[str, Any]] | str | None:
+    """Read decoded JSON as calls; None when it is not a call, a reason when it is a bad one."""
+    items = value if isinstance(value, list) else [value]
+    parsed = [_as_call(item) for item in items]
+    if not parsed or all(p is None for p in parsed):
+        return None
+    for p in parsed:
+        if isinstance(p, str):
+            return p
+        if p is None:
+            return "an array of tool calls may hold only tool calls"
+    return [p for p in parsed if isinstance(p, tuple)]
+
+
+def _as_call(obj: Any) -> tuple[str, Any] | str | None:
+    if not isinstance(obj, dict):
+        return None
+    function = obj.get("function")
+    if obj.get("type") == "function" and isinstance(function, dict):
+        return _named(function.get("name"), _arguments(function))
+    if "tool" in obj:
+        return _named(obj["tool"], _arguments(obj))
+    if "name" in obj and any(key in obj for key in _ARG_KEYS):
+        return _named(obj["name"], _arguments(obj))
+    return None
+
+
+def _arguments(obj: dict[str, Any]) -> Any:
+    return next((obj[key] for key in _ARG_KEYS if key in obj), {})
+
+
+def _named(name: Any, arguments: Any) -> tuple[str, Any] | str:
+    if not isinstance(name, str) or not name.strip():
+        return f"the tool name must be a non-empty string, got {json.dumps(name)[:40]}"
+    return name.strip(), arguments
+
+
+def _find(text: str, needle: str, start: int) -> int:
+    index = text.find(needle, start)
+    return len(text) if index < 0 else index
+
+
+class _Unreadable(Exception):
+    """The JSON at a position is invalid; ``pos`` is where reading failed, in the whole text."""
+
+    def __init__(self, msg: str, pos: int) -> None:
+        super().__init__(msg)
+        self.msg, self.pos = msg, pos
+
+
+def _raw_decode(text: str, begin: int) -> tuple[Any, int]:
+    """Decode one JSON value at ``begin`` from growing slices of the text.
+
+    ``JSONDecodeError`` counts lines from the start of the document it was given, so decoding
+    from the whole text would cost O(position) per failure; slices keep it O(span read).
+    """
+    size = _FIRST_SLICE
+    while True:
+        chunk = text[begin : begin + size]
+        try:
+            value, end = _DECODER.raw_decode(chunk)
+        except json.JSONDecodeError as exc:
+            cut = begin + size < len(text) and (
+                exc.pos >= len(chunk) - _CUT_MARGIN or exc.msg.startswith("Unterminated string")
+            )
+            if not cut:
+                raise _Unreadable(exc.msg, begin + exc.pos) from None
+            size *= 4
+            continue
+        return value, begin + end

@@ -1,0 +1,47 @@
+"""Logging set-up: one handler, a redaction filter over messages and tracebacks, quiet httpx."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import TextIO
+
+from assistant.redaction import redact_text
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class RedactionFilter(logging.Filter):
+    """Masks secrets in a record's message, arguments, traceback and stack before it is written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._formatter = logging.Formatter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record in place with its secrets masked; never drops it."""
+        record.msg = redact_text(record.getMessage())
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self._formatter.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact_text(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact_text(record.stack_info)
+        return True
+
+
+def configure_logging(level: str = "INFO", stream: TextIO | None = None) -> logging.Handler:
+    """Install the project's single redacting handler on the root logger and return it."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.addFilter(RedactionFilter())
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "_assistant", False)]:
+        root.removeHandler(old)
+    handler._assistant = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    for noisy in ("httpx", "httpcore", "aiosqlite"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    return handler

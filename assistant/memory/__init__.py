@@ -1,0 +1,1 @@
+"""What the assistant remembers: conversations, notes, and the audit trail of tool calls."""

@@ -1,0 +1,91 @@
+"""The append-only audit trail: one row for every tool call, with its secrets masked."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+import aiosqlite
+
+from assistant.clock import Clock
+from assistant.redaction import redact_text, redact_value
+
+Outcome = Literal["ok", "error", "timeout", "invalid", "unknown_tool", "denied", "cancelled"]
+RESULT_CHARS = 500
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One tool call as it is recorded: who, what (redacted), how it ended and how long it took."""
+
+    request_id: str
+    call_id: str
+    user_id: int
+    tool: str
+    arguments: Mapping[str, Any]
+    outcome: Outcome
+    duration_ms: int
+    result: str = ""
+    error: str = ""
+    dropped: Sequence[str] = ()
+    approver: int | None = None
+    at: datetime | None = field(default=None, compare=False)
+
+
+class AuditLog:
+    """Writes audit rows and reads a user's recent ones; rows are never changed or deleted."""
+
+    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
+        self._conn = conn
+        self._clock = clock
+
+    async def record(self, entry: AuditEntry) -> int:
+        """Store ``entry`` with sensitive arguments masked and return its row id."""
+        cursor = await self._conn.execute(
+            "INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments, dropped,"
+            " outcome, result, error, duration_ms, approver)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                self._clock.now().isoformat(),
+                entry.request_id,
+                entry.call_id,
+                entry.user_id,
+                entry.tool,
+                json.dumps(redact_value(entry.arguments), ensure_ascii=False, default=str),
+                json.dumps(list(entry.dropped)),
+                entry.outcome,
+                redact_text(entry.result[:RESULT_CHARS]),
+                redact_text(entry.error[:RESULT_CHARS]),
+                entry.duration_ms,
+                entry.approver,
+            ),
+        )
+        return int(cursor.lastrowid or 0)
+
+    async def recent(self, user_id: int, limit: int = 20) -> list[AuditEntry]:
+        """The user's latest audit rows, newest first."""
+        async with self._conn.execute(
+            "SELECT * FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [_entry(row) for row in rows]
+
+
+def _entry(row: Any) -> AuditEntry:
+    return AuditEntry(
+        request_id=row["request_id"],
+        call_id=row["call_id"],
+        user_id=row["user_id"],
+        tool=row["tool"],
+        arguments=json.loads(row["arguments"]),
+        outcome=row["outcome"],
+        duration_ms=row["duration_ms"],
+        result=row["result"],
+        error=row["error"],
+        dropped=tuple(json.loads(row["dropped"])),
+        approver=row["approver"],
+        at=datetime.fromisoformat(row["at"]),
+    )

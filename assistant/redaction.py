@@ -1,0 +1,62 @@
+"""Hiding secrets from text (log lines, error messages) and from argument mappings (audit rows)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+MASK = "[REDACTED]"
+
+SENSITIVE_WORDS = frozenset(
+    {"password", "passwd", "api_key", "apikey", "secret", "token", "key", "authorization", "cookie"}
+)
+
+# Each pattern is linear: bounded character classes, no nested quantifiers.
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # Telegram bot tokens, bare or in Bot API URLs: bot123456:AA...
+    (re.compile(r"\b(bot)?\d{5,}:[A-Za-z0-9_-]{20,}"), r"\1" + MASK),
+    # OpenAI-style and Anthropic-style keys.
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), MASK),
+    # Authorization headers in any rendering: "Authorization: Bearer x", ('authorization', 'x').
+    (
+        re.compile(
+            r"(?i)(authorization['\"]?\s*[:=,]\s*['\"]?)(?:(?:bearer|basic|token)\s+)?"
+            r"[^\s'\",)}\]]+"
+        ),
+        r"\1" + MASK,
+    ),
+    # Query and form parameters: api_key=..., token=..., access_token=..., password=...
+    (
+        re.compile(r"(?i)\b((?:api[_-]?key|access[_-]?token|token|password|secret)=)[^&\s'\"]+"),
+        r"\1" + MASK,
+    ),
+)
+
+
+def redact_text(text: str) -> str:
+    """Return ``text`` with every known kind of secret replaced by a mask."""
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def is_sensitive_key(name: str) -> bool:
+    """Tell whether an argument or header name suggests a secret value."""
+    lowered = name.lower().replace("-", "_")
+    if lowered in SENSITIVE_WORDS:
+        return True
+    return any(part in SENSITIVE_WORDS for part in lowered.split("_"))
+
+
+def redact_value(value: Any) -> Any:
+    """Return a copy of a JSON-like value with sensitive keys masked and secrets in text hidden."""
+    if isinstance(value, Mapping):
+        return {
+            str(k): MASK if is_sensitive_key(str(k)) else redact_value(v) for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [redact_value(v) for v in value]
+    if isinstance(value, str):
+        return redact_text(value)
+    return value

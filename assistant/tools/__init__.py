@@ -1,0 +1,18 @@
+"""Tools the model can call: definition, registry, validation, execution and the built-ins."""
+
+from assistant.tools.executor import Executor, ToolResult
+from assistant.tools.registry import Registry
+from assistant.tools.tool import Risk, Tool, ToolContext, tool
+from assistant.tools.validation import ValidCall, validate
+
+__all__ = [
+    "Executor",
+    "Registry",
+    "Risk",
+    "Tool",
+    "ToolContext",
+    "ToolResult",
+    "ValidCall",
+    "tool",
+    "validate",
+]

@@ -1,0 +1,130 @@
+"""A tool: an async function the model may call, with its schema and its risk."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, overload
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+
+from assistant.clock import Clock, SystemClock
+from assistant.tools.schema import Docstring, parse_docstring, read_signature, type_name
+
+Risk = Literal["low", "medium", "high"]
+ToolFunction = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Who a call is made for; injected into a tool parameter annotated with this type."""
+
+    user_id: int
+    chat_id: int
+    request_id: str
+    timezone: str = "UTC"
+    clock: Clock = field(default_factory=SystemClock)
+
+    def local_now(self) -> datetime:
+        """Return the current time in the user's timezone."""
+        return self.clock.now().astimezone(ZoneInfo(self.timezone))
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A callable tool with its JSON schema, its risk level and how it may be run."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    fn: ToolFunction
+    arguments_model: type[BaseModel]
+    annotations: Mapping[str, Any]
+    param_docs: Mapping[str, str]
+    context_param: str | None = None
+    risk: Risk = "low"
+    needs_approval: bool = False
+    read_only: bool = False
+    timeout: float | None = None
+    summary_chars: int | None = None
+
+    async def invoke(self, context: ToolContext, arguments: Mapping[str, Any]) -> Any:
+        """Run the tool's function with validated arguments and the call's context."""
+        kwargs = dict(arguments)
+        if self.context_param:
+            kwargs[self.context_param] = context
+        return await self.fn(**kwargs)
+
+    def signature(self) -> str:
+        """The call form of the seed's catalogue: ``add_reminder(when: str, message: str)``."""
+        required = set(self.parameters.get("required", ()))
+        parts = []
+        for name, annotation in self.annotations.items():
+            part = f"{name}: {type_name(annotation)}"
+            if name not in required:
+                default = self.arguments_model.model_fields[name].default
+                part += f" = {default!r}"
+            parts.append(part)
+        return f"{self.name}({', '.join(parts)})"
+
+
+@overload
+def tool(fn: ToolFunction, /) -> Tool: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    risk: Risk = "low",
+    needs_approval: bool = False,
+    read_only: bool = False,
+    timeout: float | None = None,
+    summary_chars: int | None = None,
+) -> Callable[[ToolFunction], Tool]: ...
+
+
+def tool(
+    fn: ToolFunction | None = None,
+    /,
+    *,
+    name: str | None = None,
+    risk: Risk = "low",
+    needs_approval: bool = False,
+    read_only: bool = False,
+    timeout: float | None = None,
+    summary_chars: int | None = None,
+) -> Tool | Callable[[ToolFunction], Tool]:
+    """Turn an async function into a Tool; usable bare (``@tool``) or with options."""
+
+    def wrap(func: ToolFunction) -> Tool:
+        if not inspect.iscoroutinefunction(func):
+            raise TypeError(f"tool {func.__name__!r} must be an async function")
+        docs = parse_docstring(func.__doc__)
+        if not docs.summary:
+            raise TypeError(f"tool {func.__name__!r} needs a docstring: it is the model's guide")
+        signature = read_signature(func, ToolContext, docs)
+        return Tool(
+            name=name or func.__name__,
+            description=docs.summary,
+            parameters=signature.schema,
+            fn=func,
+            arguments_model=signature.model,
+            annotations=signature.annotations,
+            param_docs=_documented(docs, signature.annotations),
+            context_param=signature.context_param,
+            risk=risk,
+            needs_approval=needs_approval,
+            read_only=read_only,
+            timeout=timeout,
+            summary_chars=summary_chars,
+        )
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def _documented(docs: Docstring, annotations: Mapping[str, Any]) -> dict[str, str]:
+    return {name: text for name, text in docs.params.items() if name in annotations}
