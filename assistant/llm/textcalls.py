@@ -28,7 +28,10 @@ _KEY_ONLY = re.compile(_KEY)
 _OPENING = re.compile(r"(?:\[\s*+)?\{\s*+\Z")
 _LOOK_BACK = 64
 # A block that means to be a call but has no quoted call key: {tool: "x"}, {'name': ...}.
-_LOOSE_KEY = re.compile(r"(?:tool|name|function|args|arguments)\b['\"]?\s*+:")
+_LOOSE_KEY = re.compile(r"[{,]\s*+'?(?:tool|name|function|args|arguments)\b'?\s*+:")
+_ANY_KEY = re.compile(f"{_KEY}|{_LOOSE_KEY.pattern}")
+# Where a fence may hold a call although no key says so: a tag, or a fence labelled "tool...".
+_ATTEMPT = re.compile(r"<tool_call>|```tool")
 _ARG_KEYS = ("args", "arguments", "parameters", "input")
 _BLANK_LINES = re.compile(r"\n[^\S\n]*(?:\n[^\S\n]*)+\n")
 _SNIPPET = 160
@@ -53,10 +56,17 @@ class _Reader:
         self.kept: list[str] = []
         self.calls: list[ToolCall] = []
         self.broken: list[BrokenCall] = []
+        self._next_key = _Next(_ANY_KEY, text)
+        self._next_attempt = _Next(_ATTEMPT, text)
 
     def read(self) -> Extraction:
         text, pos = self.text, 0
         while not self._full() and (match := _NEXT.search(text, pos)) is not None:
+            plain = self._plain_until(match.start()) if match.group() == _FENCE else 0
+            if plain > match.start():
+                self.kept.append(text[pos:plain])
+                pos = plain
+                continue
             begin = self._start_of(match, pos)
             if begin is None:  # a key inside something else, not the start of a call
                 self.kept.append(text[pos : match.end()])
@@ -64,6 +74,13 @@ class _Reader:
                 continue
             self.kept.append(text[pos:begin])
             pos = self._dispatch(match.group(), begin)
+        if self._full() and _NEXT.search(text, pos):
+            self._add_broken(
+                pos,
+                len(text),
+                f"more than {MAX_CALLS} calls or {MAX_BROKEN} broken"
+                " ones in one reply; the rest of the reply was not read",
+            )
         self.kept.append(text[pos:])
         prose = _BLANK_LINES.sub("\n\n", "".join(self.kept)).strip()
         return Extraction(prose, tuple(self.calls), tuple(self.broken))
@@ -71,6 +88,16 @@ class _Reader:
     def _full(self) -> bool:
         """Stop reading a reply that holds more calls or broken attempts than any real one."""
         return len(self.calls) >= MAX_CALLS or len(self.broken) >= MAX_BROKEN
+
+    def _plain_until(self, fence: int) -> int:
+        """Skip, in C, the fences before the next call-like key or tag: they hold no calls.
+
+        Returns that key or tag when it stands outside every fence, else the fence around it.
+        """
+        stop = min(self._next_key.at_or_after(fence), self._next_attempt.at_or_after(fence))
+        if self.text.count(_FENCE, fence, stop) % 2 == 0:
+            return stop
+        return self.text.rfind(_FENCE, fence, stop)
 
     def _start_of(self, match: re.Match[str], pos: int) -> int | None:
         """Where the block or call object of a match begins; None for a key inside something."""
@@ -155,16 +182,14 @@ class _Reader:
         if isinstance(found, str):
             self._add_broken(begin, end, found)
             return True
-        for name, arguments in found:
-            if len(self.calls) == MAX_CALLS:
-                self._add_broken(begin, end, f"more than {MAX_CALLS} tool calls in one reply")
-                break
+        room = MAX_CALLS - len(self.calls)
+        for name, arguments in found[:room]:
             self.calls.append(ToolCall(f"call_{len(self.calls) + 1}", name, arguments))
+        if len(found) > room:
+            self._add_broken(begin, end, f"more than {MAX_CALLS} tool calls in one reply")
         return True
 
     def _add_broken(self, begin: int, end: int, reason: str) -> None:
-        if len(self.broken) == MAX_BROKEN - 1:
-            reason += f"; more than {MAX_BROKEN} broken calls, the rest of the reply was not read"
         snippet = self.text[begin : min(end, begin + _SNIPPET)]
         if end - begin > _SNIPPET:
             snippet += "…"
@@ -211,6 +236,19 @@ def _named(name: Any, arguments: Any) -> tuple[str, Any] | str:
 def _find(text: str, needle: str, start: int) -> int:
     index = text.find(needle, start)
     return len(text) if index < 0 else index
+
+
+class _Next:
+    """The next match of a pattern at or after a position, searched again only once passed."""
+
+    def __init__(self, pattern: re.Pattern[str], text: str) -> None:
+        self._pattern, self._text, self._at = pattern, text, -1
+
+    def at_or_after(self, start: int) -> int:
+        if self._at < start:
+            match = self._pattern.search(self._text, start)
+            self._at = match.start() if match else len(self._text)
+        return self._at
 
 
 class _Unreadable(Exception):

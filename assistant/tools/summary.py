@@ -11,7 +11,8 @@ from typing import Any
 _URL_KEYS = ("url", "link", "href", "source")
 _LIST_KEYS = ("results", "items", "entries", "notes", "tasks", "matches")
 _ELLIPSIS = "…"
-_JOINERS = frozenset({"\u200d", "\ufe0e", "\ufe0f"})
+_ZWJ = "\u200d"
+_JOINERS = frozenset({_ZWJ, "\ufe0e", "\ufe0f"})
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     end = max(0, limit - len(_ELLIPSIS))
-    while end > 0 and _continues(text[end]):
+    while end > 0 and (_continues(text[end]) or text[end - 1] == _ZWJ):
         end -= 1
     space = text.rfind(" ", int(end * 0.8), end)
     if space > 0:
@@ -96,7 +97,7 @@ def cut(text: str, limit: int) -> str:
 
 
 def _continues(char: str) -> bool:
-    """Whether ``char`` belongs to the character before it (a mark, a joiner, a low surrogate)."""
+    """Whether ``char`` belongs to the character before it (a mark, a joiner, a selector)."""
     return (
         unicodedata.category(char) in ("Mn", "Me", "Mc")
         or char in _JOINERS

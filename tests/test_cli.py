@@ -1,0 +1,52 @@
+"""The command line, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from assistant.cli import main
+
+
+def test_default_command_checks_config_database_and_tools(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSISTANT_CONFIG", raising=False)
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "config:   embedded defaults" in out
+    assert "get_current_time" in out
+    with sqlite3.connect(tmp_path / "data" / "assistant.db") as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] >= 1
+
+
+def test_tools_command_prints_each_format(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["tools"]) == 0
+    assert capsys.readouterr().out.startswith("get_current_time()\n  Get the current date")
+    assert main(["tools", "--format", "openai"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["function"]["name"] == "get_current_time"
+    assert main(["tools", "--format", "anthropic"]) == 0
+    assert "input_schema" in json.loads(capsys.readouterr().out)[0]
+
+
+def test_bad_config_exits_with_the_message_and_creates_nothing(tmp_path, capsys) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("[llm]\nmax_steps = 0\n")
+    assert main(["--config", str(path)]) == 2
+    assert "config.toml: llm.max_steps: must be >= 1, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_file_that_is_not_a_database_stops_the_start(tmp_path, capsys) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "assistant.db").write_text("not a database at all")
+    (tmp_path / "config.toml").write_text('[assistant]\ndata_dir = "data"\n')
+    assert main(["--config", str(tmp_path / "config.toml")]) == 2
+    assert "not a SQLite database" in capsys.readouterr().err
+    assert (tmp_path / "data" / "assistant.db").read_text() == "not a database at all"
+
+
+def test_unknown_tool_in_deny_list_is_a_config_error(tmp_path, capsys) -> None:
+    (tmp_path / "config.toml").write_text('[tools]\ndeny = ["get_curent_time"]\n')
+    assert main(["--config", str(tmp_path / "config.toml"), "tools"]) == 2
+    assert "tools.deny: unknown tool 'get_curent_time'" in capsys.readouterr().err

@@ -1,0 +1,30 @@
+"""The project's own promises: the README's commands are the ones CI runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    return re.findall(r"```sh\n(.+?)\n```", readme)
+
+
+def test_readme_gives_exactly_two_set_up_commands() -> None:
+    run, test = readme_commands()
+    assert run.endswith(".venv/bin/assistant")
+    assert test.endswith(".venv/bin/pytest")
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    _, test = readme_commands()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert f"{test} || status=$?" in ci
+
+
+def test_data_directory_is_kept_but_ignored() -> None:
+    assert (ROOT / "data" / ".keep").exists()
+    assert "data/*" in (ROOT / ".gitignore").read_text().splitlines()
