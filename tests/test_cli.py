@@ -50,3 +50,17 @@ def test_unknown_tool_in_deny_list_is_a_config_error(tmp_path, capsys) -> None:
     (tmp_path / "config.toml").write_text('[tools]\ndeny = ["get_curent_time"]\n')
     assert main(["--config", str(tmp_path / "config.toml"), "tools"]) == 2
     assert "tools.deny: unknown tool 'get_curent_time'" in capsys.readouterr().err
+
+
+def test_python_dash_m_runs_the_same_command_line() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "assistant", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0 and result.stdout.startswith("assistant ")

@@ -231,3 +231,27 @@ def test_an_array_past_the_call_limit_is_reported() -> None:
     result = extract_tool_calls("[" + ", ".join([T] * (MAX_CALLS + 1)) + "]")
     assert len(result.calls) == MAX_CALLS
     assert f"more than {MAX_CALLS} tool calls" in result.broken[0].reason
+
+
+async def test_large_replies_are_read_off_the_event_loop() -> None:
+    import asyncio
+
+    from assistant.llm.textcalls import THREAD_THRESHOLD, read_tool_calls
+
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(ticker())
+    await asyncio.sleep(0)
+    before = ticks
+    small = await read_tool_calls(T)
+    assert ticks == before  # small replies are read inline: nothing else ran
+    big = await read_tool_calls(T + " " * THREAD_THRESHOLD)
+    assert ticks > before  # the loop kept serving other work while the big one was read
+    task.cancel()
+    assert small.calls[0].name == big.calls[0].name == "get_current_time"

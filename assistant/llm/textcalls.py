@@ -11,6 +11,7 @@ is decoded by the C decoder, and every scan resumes where the previous one stopp
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -39,6 +40,8 @@ _FIRST_SLICE = 256
 _CUT_MARGIN = 8
 MAX_CALLS = 256
 MAX_BROKEN = 16
+# Above this size a reply is read in a worker thread, so that other chats are not kept waiting.
+THREAD_THRESHOLD = 64 * 1024
 
 _DECODER = json.JSONDecoder()
 
@@ -46,6 +49,13 @@ _DECODER = json.JSONDecoder()
 def extract_tool_calls(text: str) -> Extraction:
     """Split a model's reply into its prose, the tool calls it wrote, and broken attempts."""
     return _Reader(text).read()
+
+
+async def read_tool_calls(text: str) -> Extraction:
+    """Like ``extract_tool_calls``, but large replies are read off the event loop."""
+    if len(text) < THREAD_THRESHOLD:
+        return extract_tool_calls(text)
+    return await asyncio.to_thread(extract_tool_calls, text)
 
 
 class _Reader:
