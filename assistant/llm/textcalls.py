@@ -31,8 +31,8 @@ _LOOK_BACK = 64
 # A block that means to be a call but has no quoted call key: {tool: "x"}, {'name': ...}.
 _LOOSE_KEY = re.compile(r"[{,]\s*+'?(?:tool|name|function|args|arguments)\b'?\s*+:")
 _ANY_KEY = re.compile(f"{_KEY}|{_LOOSE_KEY.pattern}")
-# Where a fence may hold a call although no key says so: a tag, or a fence labelled "tool...".
-_ATTEMPT = re.compile(r"<tool_call>|```tool")
+# A fence labelled "tool..." may hold a call although no key says so.
+_TOOL_FENCE = "```tool"
 _ARG_KEYS = ("args", "arguments", "parameters", "input")
 _BLANK_LINES = re.compile(r"\n[^\S\n]*(?:\n[^\S\n]*)+\n")
 _SNIPPET = 160
@@ -67,7 +67,8 @@ class _Reader:
         self.calls: list[ToolCall] = []
         self.broken: list[BrokenCall] = []
         self._next_key = _Next(_ANY_KEY, text)
-        self._next_attempt = _Next(_ATTEMPT, text)
+        self._next_tag = _Next(_TAG_OPEN, text)
+        self._next_tool_fence = _Next(_TOOL_FENCE, text)
 
     def read(self) -> Extraction:
         text, pos = self.text, 0
@@ -104,7 +105,11 @@ class _Reader:
 
         Returns that key or tag when it stands outside every fence, else the fence around it.
         """
-        stop = min(self._next_key.at_or_after(fence), self._next_attempt.at_or_after(fence))
+        stop = min(
+            self._next_key.at_or_after(fence),
+            self._next_tag.at_or_after(fence),
+            self._next_tool_fence.at_or_after(fence),
+        )
         if self.text.count(_FENCE, fence, stop) % 2 == 0:
             return stop
         return self.text.rfind(_FENCE, fence, stop)
@@ -249,15 +254,18 @@ def _find(text: str, needle: str, start: int) -> int:
 
 
 class _Next:
-    """The next match of a pattern at or after a position, searched again only once passed."""
+    """The next match of a pattern or string at or after a position, sought again once passed."""
 
-    def __init__(self, pattern: re.Pattern[str], text: str) -> None:
-        self._pattern, self._text, self._at = pattern, text, -1
+    def __init__(self, needle: re.Pattern[str] | str, text: str) -> None:
+        self._needle, self._text, self._at = needle, text, -1
 
     def at_or_after(self, start: int) -> int:
         if self._at < start:
-            match = self._pattern.search(self._text, start)
-            self._at = match.start() if match else len(self._text)
+            if isinstance(self._needle, str):
+                self._at = _find(self._text, self._needle, start)
+            else:
+                match = self._needle.search(self._text, start)
+                self._at = match.start() if match else len(self._text)
         return self._at
 
 
