@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import heapq
+import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
+
+# asyncio sleeps on the monotonic clock; re-reading the wall clock this often keeps a long
+# wait right when the machine was suspended or its clock was stepped.
+WALL_CHECK_SECONDS = 30.0
 
 
 class Clock(Protocol):
@@ -11,6 +18,10 @@ class Clock(Protocol):
 
     def now(self) -> datetime:
         """Return the current time in UTC."""
+        ...
+
+    async def sleep_until(self, when: datetime) -> None:
+        """Return once the clock reads ``when`` or later."""
         ...
 
 
@@ -21,6 +32,11 @@ class SystemClock:
         """Return the current time in UTC."""
         return datetime.now(UTC)
 
+    async def sleep_until(self, when: datetime) -> None:
+        """Sleep until the wall clock reaches ``when``."""
+        while (left := (when - self.now()).total_seconds()) > 0:  # noqa: ASYNC110 - wall clock
+            await asyncio.sleep(min(left, WALL_CHECK_SECONDS))
+
 
 class FakeClock:
     """A clock that moves only when told to, for tests and benchmarks."""
@@ -29,14 +45,32 @@ class FakeClock:
         if start.tzinfo is None:
             raise ValueError("FakeClock needs a timezone-aware start time")
         self._now = start.astimezone(UTC)
+        self._sleepers: list[tuple[datetime, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
 
     def now(self) -> datetime:
         """Return the current fake time in UTC."""
         return self._now
 
+    async def sleep_until(self, when: datetime) -> None:
+        """Wait until ``advance`` moves the clock to ``when`` or past it."""
+        if when <= self._now:
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (when, next(self._order), future))
+        await future
+
     def advance(self, delta: timedelta) -> datetime:
-        """Move the clock forward and return the new time."""
+        """Move the clock forward, wake the sleepers now due, and return the new time."""
         if delta < timedelta(0):
             raise ValueError("a clock does not go backwards")
         self._now += delta
+        while self._sleepers and self._sleepers[0][0] <= self._now:
+            _, _, future = heapq.heappop(self._sleepers)
+            if not future.done():
+                future.set_result(None)
         return self._now
+
+    def sleepers(self) -> int:
+        """How many waits are pending, so a test can tell that something is asleep."""
+        return sum(not future.done() for _, _, future in self._sleepers)

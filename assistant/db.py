@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import aiosqlite
 
@@ -16,6 +19,8 @@ log = logging.getLogger(__name__)
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 FILE_NAME = "assistant.db"
+
+_LOCKS: WeakKeyDictionary[aiosqlite.Connection, asyncio.Lock] = WeakKeyDictionary()
 
 
 def check_file(path: Path) -> None:
@@ -93,3 +98,18 @@ async def _apply_one(conn: aiosqlite.Connection, version: int, script: str) -> N
             await conn.rollback()
         raise StorageError(f"migration {version} failed and was rolled back: {exc}") from exc
     log.info("database migrated to schema %d", version)
+
+
+@asynccontextmanager
+async def transaction(conn: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
+    """One write transaction at a time per connection: committed on success, else rolled back."""
+    lock = _LOCKS.setdefault(conn, asyncio.Lock())
+    async with lock:
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            await conn.commit()
+        except BaseException:
+            if conn.in_transaction:
+                await conn.rollback()
+            raise

@@ -29,4 +29,50 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
         BEGIN SELECT RAISE(ABORT, 'audit rows are append-only'); END;
     """,
+    # 2: the scheduler's tasks and one row per firing of each.
+    """
+    CREATE TABLE scheduled_tasks (
+        id             TEXT    PRIMARY KEY,
+        user_id        INTEGER NOT NULL,
+        chat_id        INTEGER NOT NULL,
+        task_type      TEXT    NOT NULL
+            CHECK (task_type IN ('reminder', 'api_call', 'web_search', 'agent_task')),
+        description    TEXT    NOT NULL,
+        schedule_type  TEXT    NOT NULL CHECK (schedule_type IN ('once', 'interval', 'cron')),
+        schedule_data  TEXT    NOT NULL,
+        schedule_text  TEXT    NOT NULL,
+        timezone       TEXT    NOT NULL,
+        execution_data TEXT    NOT NULL DEFAULT '{}',
+        misfire        TEXT    NOT NULL DEFAULT 'catch_up' CHECK (misfire IN ('catch_up', 'skip')),
+        status         TEXT    NOT NULL DEFAULT 'active'
+            CHECK (status IN ('active', 'paused', 'done', 'cancelled')),
+        enabled        INTEGER GENERATED ALWAYS AS (status = 'active') VIRTUAL,
+        created_at     TEXT    NOT NULL,
+        last_run       TEXT,
+        next_run       TEXT    NOT NULL,
+        due_at         TEXT    NOT NULL,
+        lease_owner    TEXT,
+        lease_until    TEXT,
+        attempts       INTEGER NOT NULL DEFAULT 0,
+        last_error     TEXT    NOT NULL DEFAULT ''
+    );
+    CREATE INDEX idx_tasks_next_run ON scheduled_tasks (next_run) WHERE enabled = 1;
+    CREATE INDEX idx_tasks_owner ON scheduled_tasks (user_id, status);
+    CREATE INDEX idx_tasks_leased ON scheduled_tasks (lease_until) WHERE lease_until IS NOT NULL;
+    CREATE TABLE task_runs (
+        id            INTEGER PRIMARY KEY,
+        task_id       TEXT    NOT NULL REFERENCES scheduled_tasks (id),
+        scheduled_for TEXT    NOT NULL,
+        status        TEXT    NOT NULL
+            CHECK (status IN ('running', 'ok', 'error', 'missed', 'abandoned', 'skipped')),
+        attempt       INTEGER NOT NULL DEFAULT 1,
+        started_at    TEXT,
+        finished_at   TEXT,
+        message_id    INTEGER,
+        note          TEXT    NOT NULL DEFAULT '',
+        error         TEXT    NOT NULL DEFAULT '',
+        UNIQUE (task_id, scheduled_for)
+    );
+    CREATE INDEX idx_runs_running ON task_runs (task_id) WHERE status = 'running';
+    """,
 )

@@ -1,0 +1,106 @@
+"""One-shot schedules: ``in 5m``, ``2h``, ``at 18:30``, ``tomorrow 9am``, ``2026-12-24 18:00``."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from assistant.tasks import words
+from assistant.tasks.reading import MAX_AHEAD, Parsed, Reading, without
+from assistant.tasks.schedule import Once, to_utc
+
+ONCE_FORMS = "in 5m, in 2h30m, 30s, at 18:30, tomorrow 9am, monday 10am, 2026-12-24 18:00"
+_RECURRING_START = re.compile(
+    r"(?:every|each|daily|everyday|weekdays|weekends|hourly|monthly|yearly|annually)\b|@"
+)
+_CRONLIKE = re.compile(r"(?:\S+\s+){4,6}\S+")
+
+
+def parse_once(text: str, zone: str, now: datetime) -> Parsed:
+    """Read a one-shot schedule in ``zone``; ``now`` is UTC."""
+    reading = Reading(text, zone, now, ONCE_FORMS)
+    t = reading.words
+    if not t:
+        raise reading.fail("it is empty")
+    if _RECURRING_START.match(t) or ("*" in t and _CRONLIKE.fullmatch(t)):
+        raise reading.fail("that is a recurring schedule; set it as a recurring task")
+    seconds = words.duration(t.removeprefix("in ").strip())
+    if seconds is not None:
+        return _delay(reading, seconds)
+    tz = ZoneInfo(zone)
+    wall, note = _wall_time(reading, tz)
+    at = to_utc(wall, tz)
+    if at <= now:
+        raise reading.fail(f"{wall:%Y-%m-%d %H:%M} in {zone} is in the past")
+    return reading.parsed(Once(at, zone), describe(at, zone), at, note)
+
+
+def describe(at: datetime, zone: str) -> str:
+    """``once on Sat 14 Mar 2026 at 18:30, Europe/Berlin``."""
+    local = at.astimezone(ZoneInfo(zone))
+    clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"
+    return f"once on {local:%a %d %b %Y} at {clock}, {zone}"
+
+
+def _delay(reading: Reading, seconds: int) -> Parsed:
+    if seconds <= 0:
+        raise reading.fail("the delay must be more than zero")
+    if seconds > MAX_AHEAD.total_seconds():
+        raise reading.fail("that is more than ten years ahead")
+    at = (reading.now + timedelta(seconds=seconds)).replace(microsecond=0)
+    return reading.parsed(Once(at, reading.zone), describe(at, reading.zone), at)
+
+
+def _wall_time(reading: Reading, tz: ZoneInfo) -> tuple[datetime, str]:
+    t = reading.words
+    try:
+        tod = words.time_of_day(t)
+    except ValueError as exc:
+        raise reading.fail(str(exc)) from None
+    rest = without(t, tod.start, tod.end) if tod else t
+    rest = re.sub(r"^(?:on|the)\s+", "", rest)
+    if tod is None:
+        if _day(reading, rest, tz, time(23, 59)) is not None:
+            raise reading.fail("it names a day but no time of day, as in 'tomorrow 9am'")
+        raise reading.unknown(t)
+    clock = time(tod.hour, tod.minute)
+    found = _day(reading, rest, tz, clock)
+    if found is None:
+        raise reading.unknown(t)
+    day, note = found
+    return datetime.combine(day, clock), note
+
+
+def _day(reading: Reading, rest: str, tz: ZoneInfo, clock: time) -> tuple[date, str] | None:
+    local = reading.now.astimezone(tz)
+    today, passed = local.date(), local.time() >= clock
+    if rest == "":
+        if passed:
+            return today + timedelta(days=1), f"{clock:%H:%M} has passed today, so tomorrow"
+        return today, ""
+    offsets = {"today": 0, "tomorrow": 1, "day after tomorrow": 2}
+    if rest in offsets:
+        return today + timedelta(days=offsets[rest]), ""
+    prefix, _, name = rest.rpartition(" ")
+    if (wd := words.weekday(name)) is not None and prefix in ("", "next", "this"):
+        ahead = (wd - today.weekday()) % 7
+        if ahead == 0 and (passed or prefix == "next"):
+            ahead = 7
+        return today + timedelta(days=ahead), ""
+    return _calendar_day(reading, rest, today, passed)
+
+
+def _calendar_day(
+    reading: Reading, rest: str, today: date, passed: bool
+) -> tuple[date, str] | None:
+    try:
+        day = words.day_of_year(rest)
+        if day is None:
+            return None
+        found = words.next_date(day, today)
+        if found == today and passed and day.year is None:
+            found = words.next_date(day, today + timedelta(days=1))
+    except ValueError as exc:
+        raise reading.fail(str(exc)) from None
+    return found, ""

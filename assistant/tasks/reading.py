@@ -1,0 +1,85 @@
+"""What reading schedule text shares: the result, the context of one reading, its errors."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from assistant.errors import ScheduleError
+from assistant.tasks import words
+from assistant.tasks.schedule import Schedule
+
+MAX_AHEAD = timedelta(days=3660)
+MIN_INTERVAL = timedelta(minutes=1)
+# fmt: off
+_GRAMMAR = {
+    "in", "at", "on", "the", "of", "and", "every", "each", "next", "this", "today", "tomorrow",
+    "day", "after", "am", "pm", "noon", "midnight", "daily", "everyday", "weekday", "weekdays",
+    "weekend", "weekends", "workday", "workdays", "month", "monthly", "year", "yearly",
+    "annually", "hourly", "st", "nd", "rd", "th", "a", "an",
+}
+# fmt: on
+_KNOWN = (
+    _GRAMMAR
+    | set(words.UNITS)
+    | set(words.WEEKDAYS)
+    | {f"{day}s" for day in words.WEEKDAYS}
+    | set(words.MONTHS)
+)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A schedule read from text: what it is, how to say it, and when it first runs (UTC)."""
+
+    schedule: Schedule
+    description: str
+    first_run: datetime
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One piece of schedule text being read, in a zone, at a moment, with its accepted forms."""
+
+    text: str
+    zone: str
+    now: datetime
+    forms: str
+    minimum: timedelta = MIN_INTERVAL
+
+    @property
+    def words(self) -> str:
+        """The text normalized for matching."""
+        return words.normalize(self.text)
+
+    def fail(self, reason: str) -> ScheduleError:
+        """The error for this text: it quotes the text, says why, and shows accepted forms."""
+        return ScheduleError(
+            f"cannot read the schedule {self.text!r}: {reason}. "
+            f"Accepted forms, for example: {self.forms}"
+        )
+
+    def unknown(self, part: str) -> ScheduleError:
+        """The error for text that matched no form, naming its first unknown word."""
+        for word in re.findall(r"[a-z]+", part):
+            if word not in _KNOWN:
+                return self.fail(f"unknown word {word!r}")
+        return self.fail("it matches none of the accepted forms")
+
+    def parsed(
+        self, schedule: Schedule, description: str, first: datetime, note: str = ""
+    ) -> Parsed:
+        """The result, once the first run is known to be neither past nor too far ahead."""
+        if first <= self.now:
+            raise self.fail(f"{description} is in the past")
+        if first - self.now > MAX_AHEAD:
+            raise self.fail("that is more than ten years ahead")
+        return Parsed(schedule, description, first, self.text, note)
+
+
+def without(text: str, start: int, end: int) -> str:
+    """``text`` with the span cut out and spaces tidied."""
+    return " ".join(f"{text[:start]} {text[end:]}".split())

@@ -1,0 +1,275 @@
+"""The owner's view of the task table: add, list, pause, resume, cancel, run now, snooze.
+
+Every statement names the owner, so another user's task is "not found" even by its exact id.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from types import MappingProxyType
+
+import aiosqlite
+
+from assistant.clock import Clock
+from assistant.db import transaction
+from assistant.errors import TaskError, TaskNotFoundError
+from assistant.tasks.reading import Parsed
+from assistant.tasks.schedule import Once, next_after, to_json
+from assistant.tasks.task import KINDS, LIVE, NewTask, Run, Task, TaskStatus, stamp
+
+ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: ids are read aloud and typed
+ID_LENGTH = 6
+ID_ATTEMPTS = 8
+MAX_DESCRIPTION = 2000
+_COLUMNS = (
+    "id, user_id, chat_id, task_type, description, schedule_type, schedule_data, schedule_text, "
+    "timezone, execution_data, misfire, created_at, next_run, due_at"
+)
+_LIVE_COUNT = (
+    "SELECT COUNT(*) FROM scheduled_tasks WHERE user_id = ? AND status IN ('active', 'paused')"
+)
+_INSERT = f"INSERT INTO scheduled_tasks ({_COLUMNS}) VALUES ({', '.join('?' * 14)})"
+_INSERT_WITHIN_LIMIT = (
+    f"INSERT INTO scheduled_tasks ({_COLUMNS}) "
+    f"SELECT {', '.join('?' * 14)} WHERE ({_LIVE_COUNT}) < ?"
+)
+
+
+def new_id() -> str:
+    """A short random task id, easy to type in ``/cancel``."""
+    return "".join(secrets.choice(ALPHABET) for _ in range(ID_LENGTH))
+
+
+class TaskStore:
+    """Tasks as their owners manage them; every call is scoped to one user."""
+
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        clock: Clock,
+        *,
+        max_live_per_user: int = 200,
+        on_change: Callable[[], None] = lambda: None,
+    ) -> None:
+        self._conn = conn
+        self._clock = clock
+        self._max_live = max_live_per_user
+        self._on_change = on_change
+
+    async def add(self, new: NewTask) -> Task:
+        """Store a new task, refusing it when its owner is at the limit of live tasks."""
+        now = self._clock.now()
+        values = _values(new, now)
+        for _ in range(ID_ATTEMPTS):
+            task_id = new_id()
+            try:
+                cursor = await self._conn.execute(
+                    _INSERT_WITHIN_LIMIT, (task_id, *values, new.owner.user_id, self._max_live)
+                )
+            except sqlite3.IntegrityError as exc:
+                if "scheduled_tasks.id" in str(exc):
+                    continue
+                raise
+            if cursor.rowcount == 0:
+                raise self._limit_error()
+            self._on_change()
+            return _task(new, task_id, now)
+        raise TaskError("could not find a free task id; try again")
+
+    async def add_many(self, news: Sequence[NewTask]) -> list[Task]:
+        """Store many tasks in one transaction: all of them or, on any refusal, none."""
+        now = self._clock.now()
+        rows = [_values(new, now) for new in news]
+        async with transaction(self._conn) as conn:
+            await self._check_room(conn, news)
+            ids = await _free_ids(conn, len(rows))
+            await conn.executemany(_INSERT, [(i, *row) for i, row in zip(ids, rows, strict=True)])
+        self._on_change()
+        return [_task(new, i, now) for new, i in zip(news, ids, strict=True)]
+
+    async def get(self, user_id: int, task_id: str) -> Task:
+        """The user's task with this id."""
+        async with self._conn.execute(
+            "SELECT * FROM scheduled_tasks WHERE id = ? AND user_id = ?",
+            (task_id.strip().lower(), user_id),
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            raise TaskNotFoundError(f"you have no task {task_id!r}; /tasks lists yours")
+        return Task.from_row(row)
+
+    async def list_tasks(
+        self, user_id: int, statuses: Sequence[TaskStatus] = LIVE, limit: int = 50
+    ) -> list[Task]:
+        """The user's tasks in these states, soonest first."""
+        marks = ", ".join("?" * len(statuses))
+        async with self._conn.execute(
+            f"SELECT * FROM scheduled_tasks WHERE user_id = ? AND status IN ({marks}) "
+            "ORDER BY next_run LIMIT ?",
+            (user_id, *statuses, limit),
+        ) as cursor:
+            return [Task.from_row(row) async for row in cursor]
+
+    async def count_live(self, user_id: int) -> int:
+        """How many of the user's tasks are active or paused."""
+        async with self._conn.execute(_LIVE_COUNT, (user_id,)) as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    async def runs(self, user_id: int, task_id: str, limit: int = 10) -> list[Run]:
+        """The latest runs of the user's task."""
+        await self.get(user_id, task_id)
+        async with self._conn.execute(
+            "SELECT * FROM task_runs WHERE task_id = ? ORDER BY scheduled_for DESC LIMIT ?",
+            (task_id.strip().lower(), limit),
+        ) as cursor:
+            return [Run.from_row(row) async for row in cursor]
+
+    async def pause(self, user_id: int, task_id: str) -> Task:
+        """Stop an active task from firing until it is resumed."""
+        return await self._move(user_id, task_id, ("active",), "status = 'paused'", ())
+
+    async def cancel(self, user_id: int, task_id: str) -> Task:
+        """End an active or paused task for good; its history stays."""
+        return await self._move(user_id, task_id, LIVE, "status = 'cancelled'", ())
+
+    async def resume(self, user_id: int, task_id: str) -> Task:
+        """Let a paused task fire again, from its next run after now: missed runs are skipped."""
+        task = await self.get(user_id, task_id)
+        now = self._clock.now()
+        upcoming = max(task.due_at, now) if isinstance(task.schedule, Once) else None
+        upcoming = upcoming or next_after(task.schedule, now) or now
+        change = "status = 'active', next_run = ?, due_at = ?, attempts = 0"
+        return await self._move(user_id, task_id, ("paused",), change, (stamp(upcoming),) * 2)
+
+    async def run_now(self, user_id: int, task_id: str) -> Task:
+        """Fire an active task now; a recurring one then carries on with its schedule."""
+        task = await self.get(user_id, task_id)
+        if task.leased:
+            raise TaskError(f"task {task.id} is running right now")
+        change = "next_run = ?, due_at = ?, attempts = 0"
+        when = stamp(self._clock.now())
+        return await self._move(user_id, task_id, ("active",), change, (when, when))
+
+    async def snooze(self, user_id: int, task_id: str, parsed: Parsed) -> Task:
+        """A fresh one-shot reminder with the same words, from a reminder that has fired."""
+        task = await self.get(user_id, task_id)
+        if task.kind != "reminder":
+            raise TaskError(f"task {task.id} is a {task.kind}; only reminders can be snoozed")
+        if not isinstance(parsed.schedule, Once):
+            raise TaskError("a snooze is one-shot, as in 'in 10m' or 'tomorrow 9am'")
+        return await self.add(
+            NewTask(task.owner, "reminder", task.description, parsed, dict(task.execution))
+        )
+
+    async def _move(
+        self,
+        user_id: int,
+        task_id: str,
+        allowed: Sequence[TaskStatus],
+        change: str,
+        values: tuple[str, ...],
+    ) -> Task:
+        marks = ", ".join("?" * len(allowed))
+        async with self._conn.execute(
+            f"UPDATE scheduled_tasks SET {change} WHERE id = ? AND user_id = ? "
+            f"AND status IN ({marks}) RETURNING *",
+            (*values, task_id.strip().lower(), user_id, *allowed),
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            task = await self.get(user_id, task_id)
+            raise TaskError(
+                f"task {task.id} is {task.status}; that needs it {' or '.join(allowed)}"
+            )
+        self._on_change()
+        return Task.from_row(row)
+
+    async def _check_room(self, conn: aiosqlite.Connection, news: Sequence[NewTask]) -> None:
+        wanted: dict[int, int] = {}
+        for new in news:
+            wanted[new.owner.user_id] = wanted.get(new.owner.user_id, 0) + 1
+        for user_id, count in wanted.items():
+            async with conn.execute(_LIVE_COUNT, (user_id,)) as cursor:
+                row = await cursor.fetchone()
+            if (row[0] if row else 0) + count > self._max_live:
+                raise self._limit_error()
+
+    def _limit_error(self) -> TaskError:
+        return TaskError(
+            f"you already have the most active or paused tasks allowed ({self._max_live}); "
+            "cancel some with /cancel first"
+        )
+
+
+async def _free_ids(conn: aiosqlite.Connection, count: int) -> list[str]:
+    ids: list[str] = []
+    while len(ids) < count:
+        fresh = list({new_id() for _ in range(count - len(ids))} - set(ids))
+        taken: set[str] = set()
+        for start in range(0, len(fresh), 500):
+            chunk = fresh[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            async with conn.execute(
+                f"SELECT id FROM scheduled_tasks WHERE id IN ({marks})", chunk
+            ) as cursor:
+                taken |= {row[0] async for row in cursor}
+        ids += [i for i in fresh if i not in taken]
+    return ids
+
+
+def _values(new: NewTask, now: datetime) -> tuple[object, ...]:
+    if new.kind not in KINDS:
+        raise TaskError(f"unknown task kind {new.kind!r}; known: {', '.join(KINDS)}")
+    description = new.description.strip()
+    if not description:
+        raise TaskError("a task needs a description: what should it say or do?")
+    if len(description) > MAX_DESCRIPTION:
+        raise TaskError(f"a description is at most {MAX_DESCRIPTION} characters")
+    try:
+        execution = json.dumps(dict(new.execution), separators=(",", ":"), sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise TaskError(f"the task's parameters are not plain JSON: {exc}") from None
+    first = stamp(new.parsed.first_run)
+    schedule = new.parsed.schedule
+    return (
+        new.owner.user_id,
+        new.owner.chat_id,
+        new.kind,
+        description,
+        schedule.kind,
+        to_json(schedule),
+        new.parsed.source,
+        schedule.zone,
+        execution,
+        new.misfire,
+        stamp(now),
+        first,
+        first,
+    )
+
+
+def _task(new: NewTask, task_id: str, now: datetime) -> Task:
+    return Task(
+        id=task_id,
+        owner=new.owner,
+        kind=new.kind,
+        description=new.description.strip(),
+        schedule=new.parsed.schedule,
+        schedule_text=new.parsed.source,
+        timezone=new.parsed.schedule.zone,
+        execution=MappingProxyType(dict(new.execution)),
+        misfire=new.misfire,
+        status="active",
+        created_at=now,
+        last_run=None,
+        next_run=new.parsed.first_run,
+        due_at=new.parsed.first_run,
+        attempts=0,
+        last_error="",
+        leased=False,
+    )

@@ -1,0 +1,180 @@
+"""The vocabulary of the schedule language: durations, times of day, weekdays, months, dates."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date
+
+UNITS = {
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 3600),
+    **dict.fromkeys(("d", "day", "days"), 86400),
+    **dict.fromkeys(("w", "wk", "wks", "week", "weeks"), 604800),
+}
+WEEKDAYS = {
+    **dict.fromkeys(("monday", "mon"), 0),
+    **dict.fromkeys(("tuesday", "tue", "tues"), 1),
+    **dict.fromkeys(("wednesday", "wed"), 2),
+    **dict.fromkeys(("thursday", "thu", "thur", "thurs"), 3),
+    **dict.fromkeys(("friday", "fri"), 4),
+    **dict.fromkeys(("saturday", "sat"), 5),
+    **dict.fromkeys(("sunday", "sun"), 6),
+}
+MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name} | {
+    name.lower(): number for number, name in enumerate(calendar.month_abbr) if name
+}
+MONTHS["sept"] = 9
+DAY_NAMES = tuple(calendar.day_name)
+MONTH_NAMES = tuple(calendar.month_name)
+
+_DURATION = re.compile(r"(?:(?:\d+|an?)\s*[a-z]+\s*)+")
+_DURATION_PART = re.compile(r"(\d+|an?)\s*([a-z]+)")
+_TIME = re.compile(
+    r"(?<![\d:-])(?:at\s+)?(?:(?P<h12>\d{1,2})(?::(?P<m12>\d{2}))?\s*(?P<ampm>am|pm)"
+    r"|(?P<h24>\d{1,2}):(?P<m24>\d{2})|(?P<word>noon|midnight))(?![\d:])"
+)
+_ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+_DAY_MONTH = re.compile(
+    r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]+)(?:,?\s+(\d{4}))?"
+)
+_MONTH_DAY = re.compile(r"([a-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?")
+
+
+@dataclass(frozen=True)
+class TimeOfDay:
+    """A wall-clock time, and the span of the text it was read from."""
+
+    hour: int
+    minute: int
+    start: int
+    end: int
+
+    def __str__(self) -> str:
+        return f"{self.hour:02d}:{self.minute:02d}"
+
+
+@dataclass(frozen=True)
+class DayOfYear:
+    """A calendar day, with its year when the text gave one."""
+
+    month: int
+    day: int
+    year: int | None
+
+
+def normalize(text: str) -> str:
+    """Lower case, single spaces, no trailing punctuation, ``a.m.`` as ``am``."""
+    text = " ".join(text.strip().lower().split()).rstrip(".!")
+    return (
+        text.replace("a.m.", "am").replace("p.m.", "pm").replace("a.m", "am").replace("p.m", "pm")
+    )
+
+
+def duration(text: str) -> int | None:
+    """Seconds in ``5m``, ``2h30m``, ``1 hour and 30 minutes``, ``an hour``; None if not one."""
+    text = re.sub(r"\band\b|,", " ", text).strip()
+    if not text or not _DURATION.fullmatch(text):
+        return None
+    total = 0
+    for amount, unit in _DURATION_PART.findall(text):
+        if unit not in UNITS:
+            return None
+        total += (1 if amount in ("a", "an") else int(amount)) * UNITS[unit]
+    return total
+
+
+def time_of_day(text: str) -> TimeOfDay | None:
+    """The one time of day in ``text`` (``9am``, ``18:30``, ``at 6:15pm``, ``noon``), if any."""
+    found = list(_TIME.finditer(text))
+    if len(found) > 1:
+        raise ValueError(f"it names {len(found)} times of day; give one")
+    if not found:
+        return None
+    match = found[0]
+    hour, minute = _clock_reading(match)
+    return TimeOfDay(hour, minute, match.start(), match.end())
+
+
+def _clock_reading(match: re.Match[str]) -> tuple[int, int]:
+    if word := match["word"]:
+        return (12, 0) if word == "noon" else (0, 0)
+    if match["ampm"]:
+        hour, minute = int(match["h12"]), int(match["m12"] or 0)
+        if not 1 <= hour <= 12 or minute > 59:
+            raise ValueError(f"{match.group().strip()!r} is not a time of day")
+        return hour % 12 + (12 if match["ampm"] == "pm" else 0), minute
+    hour, minute = int(match["h24"]), int(match["m24"])
+    if hour > 23:
+        raise ValueError(f"{match['h24']}:{match['m24']} is not a time of day: hours go 0–23")
+    if minute > 59:
+        raise ValueError(f"{match['h24']}:{match['m24']} is not a time of day: minutes go 0–59")
+    return hour, minute
+
+
+def weekday(word: str) -> int | None:
+    """Monday=0 for a day name, short or plural (``mon``, ``mondays``); None if not one."""
+    if word in WEEKDAYS:
+        return WEEKDAYS[word]
+    return WEEKDAYS.get(word[:-1]) if word.endswith("s") else None
+
+
+def day_of_year(text: str) -> DayOfYear | None:
+    """``2026-12-24``, ``24 december``, ``dec 24th, 2027``, ``the 1st of may``; None if not one."""
+    if match := _ISO_DATE.fullmatch(text):
+        numbers = [int(part) for part in match.groups()]
+        return _checked(DayOfYear(numbers[1], numbers[2], numbers[0]))
+    for pattern, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
+        if (match := pattern.fullmatch(text)) and match[month_group] in MONTHS:
+            year = int(match[3]) if match[3] else None
+            return _checked(DayOfYear(MONTHS[match[month_group]], int(match[day_group]), year))
+    return None
+
+
+def _checked(day: DayOfYear) -> DayOfYear:
+    if not 1 <= day.month <= 12:
+        raise ValueError(f"there is no month {day.month}")
+    longest = calendar.monthrange(day.year or 2000, day.month)[1]
+    if not 1 <= day.day <= longest:
+        year = f" {day.year}" if day.year else ""
+        raise ValueError(f"{MONTH_NAMES[day.month]}{year} has no day {day.day}")
+    return day
+
+
+def next_date(day: DayOfYear, today: date) -> date:
+    """The date ``day`` names, on or after ``today`` when it gave no year."""
+    if day.year is not None:
+        return date(day.year, day.month, day.day)
+    for year in range(today.year, today.year + 9):
+        if calendar.monthrange(year, day.month)[1] >= day.day:
+            candidate = date(year, day.month, day.day)
+            if candidate >= today:
+                return candidate
+    raise ValueError(f"{MONTH_NAMES[day.month]} {day.day} does not come up again soon")
+
+
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st."""
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
+    return f"{number}{suffix}"
+
+
+def span(seconds: int) -> str:
+    """``2 hours 30 minutes`` for 9000."""
+    parts = []
+    for name, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count} {name}{'s' if count > 1 else ''}")
+    if seconds:
+        parts.append(f"{seconds} second{'s' if seconds > 1 else ''}")
+    return " ".join(parts)
+
+
+def listing(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
