@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal, assert_never
+from zoneinfo import ZoneInfo
 
 from assistant import __version__
 from assistant.config import Config
 from assistant.db import FILE_NAME, open_database, user_version
+from assistant.errors import ScheduleError
+from assistant.tasks import Parsed, SchedulerSettings, next_after, parse_once, parse_recurring
 from assistant.tools import Registry
 from assistant.tools.builtin import builtin_tools
 
@@ -46,6 +50,54 @@ def catalogue(config: Config, form: CatalogueFormat) -> str:
     assert_never(form)
 
 
+def scheduler_settings(config: Config) -> SchedulerSettings:
+    """The scheduler's timing and bounds from the ``[scheduler]`` section."""
+    section = config.scheduler
+    return SchedulerSettings(
+        grace=timedelta(hours=section.grace_hours),
+        max_attempts=section.max_attempts,
+        retry_base=timedelta(seconds=section.retry_base_seconds),
+        retry_max=timedelta(seconds=section.retry_max_seconds),
+        run_timeout=section.run_timeout_seconds,
+        batch_size=section.batch_size,
+        shutdown_grace=timedelta(seconds=section.shutdown_grace_seconds),
+        concurrency={
+            "reminder": section.concurrency.reminder,
+            "api_call": section.concurrency.api_call,
+            "web_search": section.concurrency.web_search,
+            "agent_task": section.concurrency.agent_task,
+        },
+    )
+
+
+def read_schedule(config: Config, text: str, zone: str, now: datetime) -> Parsed:
+    """Read schedule text as a one-shot, else as a recurring schedule."""
+    try:
+        return parse_once(text, zone, now)
+    except ScheduleError as once_error:
+        minimum = timedelta(seconds=config.scheduler.min_interval_seconds)
+        try:
+            return parse_recurring(text, zone, now, minimum)
+        except ScheduleError as recurring_error:
+            recurring = "recurring schedule" in str(once_error)
+            raise (recurring_error if recurring else once_error) from None
+
+
+def preview_schedule(config: Config, text: str, zone: str | None, now: datetime) -> str:
+    """How the assistant reads schedule text, and its next runs in local time and UTC."""
+    zone = zone or config.assistant.timezone
+    parsed = read_schedule(config, text, zone, now)
+    lines = [parsed.description, *([f"note: {parsed.note}"] if parsed.note else []), "runs:"]
+    run: datetime | None = parsed.first_run
+    for _ in range(5):
+        if run is None:
+            break
+        local = run.astimezone(ZoneInfo(zone))
+        lines.append(f"  {local:%a %d %b %Y %H:%M %Z}  ({run:%Y-%m-%d %H:%M} UTC)")
+        run = next_after(parsed.schedule, run)
+    return "\n".join(lines)
+
+
 async def status(setup: Setup) -> str:
     """Open (and migrate) the database, and describe what this installation has."""
     path = setup.database_path()
@@ -63,6 +115,7 @@ async def status(setup: Setup) -> str:
             f"timezone: {setup.config.assistant.timezone}",
             f"tools:    {', '.join(registry.names()) or 'none'}",
             "",
-            "`assistant tools` prints the catalogue the model reads.",
+            "`assistant tools` prints the catalogue the model reads;",
+            "`assistant schedule 'weekdays 6pm'` shows how a schedule is read.",
         ]
     )

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from assistant import __version__, app
+from assistant.clock import SystemClock
 from assistant.config import config_path, load_config
 from assistant.errors import AssistantError
 from assistant.logs import configure_logging
@@ -27,6 +28,11 @@ def parser() -> argparse.ArgumentParser:
     commands.add_parser("status", help="check the config and database and show what is set up")
     tools = commands.add_parser("tools", help="print the tool catalogue the model reads")
     tools.add_argument("--format", choices=["text", "openai", "anthropic"], default="text")
+    schedule = commands.add_parser("schedule", help="show how schedule text is read")
+    schedule.add_argument(
+        "text", help="e.g. 'in 5m', 'tomorrow 9am', 'weekdays 6pm', '*/15 * * * *'"
+    )
+    schedule.add_argument("--tz", help="IANA timezone (default: assistant.timezone)")
     return top
 
 
@@ -45,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.command == "tools":
             print(app.catalogue(config, args.format))
+        elif args.command == "schedule":
+            print(app.preview_schedule(config, args.text, args.tz, SystemClock().now()))
         else:
             print(asyncio.run(app.status(setup)))
     except AssistantError as exc:

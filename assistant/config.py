@@ -88,6 +88,30 @@ class ToolSettings(_Section):
     )
 
 
+class ConcurrencySettings(_Section):
+    """How many runs of each task kind may be in flight at once."""
+
+    reminder: int = Field(default=64, ge=1, le=1000)
+    api_call: int = Field(default=8, ge=1, le=256)
+    web_search: int = Field(default=4, ge=1, le=64)
+    agent_task: int = Field(default=2, ge=1, le=64)
+
+
+class SchedulerConfig(_Section):
+    """Limits on tasks and how runs are fired, retried and caught up after downtime."""
+
+    min_interval_seconds: int = Field(default=60, ge=1, le=86400)
+    max_tasks_per_user: int = Field(default=200, ge=1, le=100_000)
+    grace_hours: float = Field(default=24.0, ge=0, le=24 * 30)
+    max_attempts: int = Field(default=5, ge=1, le=50)
+    retry_base_seconds: float = Field(default=30.0, gt=0, le=3600)
+    retry_max_seconds: float = Field(default=3600.0, gt=0, le=86400)
+    run_timeout_seconds: float = Field(default=120.0, gt=0, le=3600)
+    shutdown_grace_seconds: float = Field(default=5.0, ge=0, le=300)
+    batch_size: int = Field(default=500, ge=1, le=10_000)
+    concurrency: ConcurrencySettings = ConcurrencySettings()
+
+
 class Config(_Section):
     """The whole configuration; every section has embedded defaults."""
 
@@ -95,6 +119,7 @@ class Config(_Section):
     telegram: TelegramSettings = TelegramSettings()
     llm: LLMSettings = LLMSettings()
     tools: ToolSettings = ToolSettings()
+    scheduler: SchedulerConfig = SchedulerConfig()
 
     def data_path(self, base: Path | None = None) -> Path:
         """Return the data directory, relative paths taken from ``base`` (default: cwd)."""

@@ -105,11 +105,12 @@ async def transaction(conn: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Con
     """One write transaction at a time per connection: committed on success, else rolled back."""
     lock = _LOCKS.setdefault(conn, asyncio.Lock())
     async with lock:
-        await conn.execute("BEGIN IMMEDIATE")
         try:
+            await conn.execute("BEGIN IMMEDIATE")
             yield conn
             await conn.commit()
         except BaseException:
-            if conn.in_transaction:
-                await conn.rollback()
+            # A cancelled await does not stop the statement already queued on the connection's
+            # thread, so the rollback is queued behind it whether or not BEGIN has run yet.
+            await asyncio.shield(conn.rollback())
             raise

@@ -64,3 +64,21 @@ def test_python_dash_m_runs_the_same_command_line() -> None:
         timeout=60,
     )
     assert result.returncode == 0 and result.stdout.startswith("assistant ")
+
+
+def test_schedule_shows_how_text_is_read(capsys) -> None:
+    assert main(["schedule", "weekdays 6pm", "--tz", "Europe/Berlin"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "every weekday at 18:00, Europe/Berlin"
+    assert out[1] == "runs:"
+    assert len(out) == 7
+    assert all(" 18:00 CE" in line for line in out[2:])
+
+
+def test_schedule_refuses_bad_text_with_the_accepted_forms(capsys) -> None:
+    assert main(["schedule", "every 0m"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read the schedule 'every 0m'" in err
+    assert "Accepted forms" in err
+    assert main(["schedule", "in 5m", "--tz", "Mars/Base"]) == 2
+    assert "unknown timezone 'Mars/Base'" in capsys.readouterr().err

@@ -7,7 +7,7 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.tasks import words
-from assistant.tasks.reading import MAX_AHEAD, Parsed, Reading, without
+from assistant.tasks.reading import MAX_AHEAD, Parsed, Reading, without, zone_named
 from assistant.tasks.schedule import Once, to_utc
 
 ONCE_FORMS = "in 5m, in 2h30m, 30s, at 18:30, tomorrow 9am, monday 10am, 2026-12-24 18:00"
@@ -19,6 +19,7 @@ _CRONLIKE = re.compile(r"(?:\S+\s+){4,6}\S+")
 
 def parse_once(text: str, zone: str, now: datetime) -> Parsed:
     """Read a one-shot schedule in ``zone``; ``now`` is UTC."""
+    tz = zone_named(zone)
     reading = Reading(text, zone, now, ONCE_FORMS)
     t = reading.words
     if not t:
@@ -28,7 +29,6 @@ def parse_once(text: str, zone: str, now: datetime) -> Parsed:
     seconds = words.duration(t.removeprefix("in ").strip())
     if seconds is not None:
         return _delay(reading, seconds)
-    tz = ZoneInfo(zone)
     wall, note = _wall_time(reading, tz)
     at = to_utc(wall, tz)
     if at <= now:

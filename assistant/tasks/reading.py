@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from assistant.errors import ScheduleError
 from assistant.tasks import words
@@ -78,6 +79,16 @@ class Reading:
         if first - self.now > MAX_AHEAD:
             raise self.fail("that is more than ten years ahead")
         return Parsed(schedule, description, first, self.text, note)
+
+
+def zone_named(name: str) -> ZoneInfo:
+    """The IANA timezone ``name``, or a clear error."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ScheduleError(
+            f"unknown timezone {name!r}; expected an IANA name such as 'Europe/Berlin'"
+        ) from None
 
 
 def without(text: str, start: int, end: int) -> str:

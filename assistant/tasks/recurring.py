@@ -9,7 +9,14 @@ from croniter import croniter
 
 from assistant.errors import ScheduleError
 from assistant.tasks import words
-from assistant.tasks.reading import MAX_AHEAD, MIN_INTERVAL, Parsed, Reading, without
+from assistant.tasks.reading import (
+    MAX_AHEAD,
+    MIN_INTERVAL,
+    Parsed,
+    Reading,
+    without,
+    zone_named,
+)
 from assistant.tasks.schedule import MINUTE, Cron, Interval, next_after
 
 RECURRING_FORMS = (
@@ -44,6 +51,7 @@ def parse_recurring(
     text: str, zone: str, now: datetime, min_interval: timedelta = MIN_INTERVAL
 ) -> Parsed:
     """Read a recurring schedule in ``zone``; ``now`` is UTC."""
+    zone_named(zone)
     reading = Reading(text, zone, now, RECURRING_FORMS, min_interval)
     t = reading.words
     if not t:
@@ -128,7 +136,10 @@ def _interval(reading: Reading, t: str) -> Parsed:
     if seconds > MAX_AHEAD.total_seconds():
         raise reading.fail("that interval is more than ten years")
     anchor = (reading.now + timedelta(seconds=seconds)).replace(microsecond=0)
-    said = f"every {words.span(seconds).removeprefix('1 ')}, {reading.zone}"
+    spoken = words.span(seconds)
+    if re.fullmatch(r"1 [a-z]+", spoken):
+        spoken = spoken[2:]
+    said = f"every {spoken}, {reading.zone}"
     return reading.parsed(Interval(seconds, anchor, reading.zone), said, anchor)
 
 

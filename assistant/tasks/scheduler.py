@@ -81,6 +81,7 @@ class Scheduler:
         self._wake = asyncio.Event()
         self._recorded = asyncio.Event()
         self._stopping = False
+        self._closing = False
 
     def wake(self) -> None:
         """Look at the table again: a task was added, changed, or a slot freed."""
@@ -100,7 +101,9 @@ class Scheduler:
                 await self._loop(group)
             finally:
                 await self._drain()
-                recorder.cancel()
+                self._closing = True
+                self._recorded.set()
+                await recorder
         await self._flush()
 
     async def recover(self) -> None:
@@ -123,19 +126,21 @@ class Scheduler:
     async def fire_due(self) -> int:
         """Fire every task due now, wait for the runs and record them; return how many ran."""
         total = 0
-        while True:
+        await self._flush()
+        while plans := await self._claim():
             async with asyncio.TaskGroup() as group:
-                claimed = await self._tick(group)
+                self._dispatch(plans, group)
             await self._flush()
-            if not claimed:
-                return total
-            total += claimed
+            total += len(plans)
+        return total
 
     async def _loop(self, group: asyncio.TaskGroup) -> None:
         while not self._stopping:
             self._wake.clear()
             try:
-                claimed = await self._tick(group)
+                plans = await self._claim()
+                self._dispatch(plans, group)
+                claimed = len(plans)
                 if claimed >= self._settings.batch_size:
                     continue
                 wake_at = await self._queue.next_wake()
@@ -147,19 +152,17 @@ class Scheduler:
                     wake_at = None  # due but every slot of its kind is busy: wait for one
             await self._wait(wake_at)
 
-    async def _tick(self, group: asyncio.TaskGroup) -> int:
+    async def _claim(self) -> list[Plan]:
         free = {k: self._limit(k) - self._pending[k] for k in KINDS}
         kinds = [k for k in KINDS if free[k] > 0]
         if not kinds or self._stopping:
-            return 0
+            return []
         limit = min(self._settings.batch_size, sum(free[k] for k in kinds))
         now = self._clock.now()
         policy = MisfirePolicy(self._settings.grace, self._replays)
-        plans = await self._queue.claim(
+        return await self._queue.claim(
             now, limit, kinds, self._settings.lease, lambda task: plan(task, now, policy)
         )
-        self._dispatch(plans, group)
-        return len(plans)
 
     def _dispatch(self, plans: Sequence[Plan], group: asyncio.TaskGroup) -> None:
         missed = [p for p in plans if isinstance(p, Dropped) and p.status == "missed"]
@@ -224,10 +227,10 @@ class Scheduler:
         self._recorded.set()
 
     async def _recorder(self) -> None:
-        while True:
+        while not self._closing:
             await self._recorded.wait()
             self._recorded.clear()
-            if not await self._flush():
+            if not await self._flush() and not self._closing:
                 await self._clock.sleep_until(self._clock.now() + ERROR_PAUSE)
                 self._recorded.set()
 

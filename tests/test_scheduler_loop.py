@@ -1,0 +1,137 @@
+"""The running scheduler: one sleeper woken by changes, bounded kinds, a graceful stop."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from assistant.clock import FakeClock
+from assistant.db import open_database
+from assistant.tasks import ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
+from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
+
+MINUTE = timedelta(minutes=1)
+
+
+@pytest.fixture
+async def running(tmp_path, clock, conn):
+    """Run schedulers in the background: yield a maker, a store maker, the fakes, the runs."""
+    outbox, calls = FakeOutbox(), FakeCalls()
+    own = await open_database(tmp_path / "assistant.db")
+    started: list[asyncio.Task[None]] = []
+
+    def make(**settings) -> Scheduler:
+        executors = {"reminder": ReminderExecutor(outbox), "api_call": calls}
+        scheduler = Scheduler(own, clock, executors, outbox, SchedulerSettings(**settings))
+        started.append(asyncio.ensure_future(scheduler.run()))
+        return scheduler
+
+    def store_for(scheduler: Scheduler) -> TaskStore:
+        return TaskStore(conn, clock, on_change=scheduler.wake)
+
+    yield make, store_for, outbox, calls, started
+    for task in started:
+        if not task.done():
+            task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    await own.close()
+
+
+async def asleep(clock: FakeClock) -> None:
+    await until(lambda: clock.sleepers() == 1)
+
+
+async def test_the_sleeper_wakes_for_a_new_task_and_fires_it_on_time(running, clock):
+    make, store_for, outbox, _, _ = running
+    scheduler = make()
+    store = store_for(scheduler)
+    await until(lambda: clock.sleepers() == 0)  # nothing stored: it waits for a wake-up only
+    task = await store.add(reminder("call mom", "in 5m", clock.now()))
+    await asleep(clock)
+    clock.advance(5 * MINUTE)
+    await asyncio.wait_for(outbox.arrived.wait(), 5)
+    assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]
+    await until(lambda: clock.sleepers() == 0)
+    scheduler.stop()
+
+
+async def test_an_earlier_task_added_later_cuts_the_sleep_short(running, clock):
+    make, store_for, outbox, _, _ = running
+    scheduler = make()
+    store = store_for(scheduler)
+    await store.add(reminder("later", "in 2h", clock.now()))
+    await asleep(clock)
+    soon = await store.add(reminder("sooner", "in 1m", clock.now()))
+    await until(lambda: clock.sleepers() >= 1)
+    clock.advance(MINUTE)
+    await asyncio.wait_for(outbox.arrived.wait(), 5)
+    assert outbox.texts() == [f"⏰ sooner\ntask {soon.id}"]
+    scheduler.stop()
+
+
+async def test_a_slow_http_call_never_delays_a_reminder(running, clock):
+    make, store_for, outbox, calls, _started = running
+    calls.release = asyncio.Event()
+    scheduler = make(concurrency={"reminder": 4, "api_call": 1})
+    store = store_for(scheduler)
+    for _ in range(3):
+        await store.add(call("POST", "in 5m", clock.now()))
+    task = await store.add(reminder("call mom", "in 5m", clock.now()))
+    await asleep(clock)
+    clock.advance(5 * MINUTE)
+    await asyncio.wait_for(outbox.arrived.wait(), 5)
+    assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]
+    assert len(calls.calls) == 1  # one slot for api calls, and it is taken
+    calls.release.set()
+    await until(lambda: len(calls.calls) == 3)
+    scheduler.stop()
+
+
+async def test_a_recurring_task_keeps_firing(running, clock):
+    make, store_for, outbox, _, _ = running
+    scheduler = make()
+    store = store_for(scheduler)
+    await store.add(recurring("stretch", "every 15m", clock.now()))
+    for n in range(1, 4):
+        await asleep(clock)
+        clock.advance(15 * MINUTE)
+        await until(lambda n=n: len(outbox.notices) == n)
+    scheduler.stop()
+
+
+async def test_stop_lets_runs_finish_within_the_grace_and_releases_the_rest(
+    running, clock, conn, tmp_path
+):
+    make, store_for, outbox, calls, started = running
+    calls.release = asyncio.Event()  # the POST hangs past the grace
+    scheduler = make(shutdown_grace=timedelta(seconds=5))
+    store = store_for(scheduler)
+    post = await store.add(call("POST", "in 5m", clock.now()))
+    mom = await store.add(reminder("call mom", "in 5m", clock.now()))
+    await asleep(clock)
+    clock.advance(5 * MINUTE)
+    await asyncio.wait_for(calls.entered.wait(), 5)
+    await asyncio.wait_for(outbox.arrived.wait(), 5)
+    scheduler.stop()
+    await until(lambda: clock.sleepers() == 1)  # the grace timer
+    clock.advance(timedelta(seconds=5))
+    await asyncio.wait_for(started[-1], 5)  # run() returns once the rest is released
+    async with conn.execute(
+        "SELECT id, lease_owner, status FROM scheduled_tasks ORDER BY id"
+    ) as cursor:
+        states = {row[0]: (row[1], row[2]) async for row in cursor}
+    assert states[post.id] == (None, "active")  # released, not finished
+    assert states[mom.id] == (None, "done")  # finished in time and recorded
+    async with conn.execute("SELECT status FROM task_runs WHERE task_id = ?", (post.id,)) as cur:
+        assert [row[0] async for row in cur] == ["running"]
+    # The next start reports the POST as interrupted instead of replaying it.
+    restarted_conn = await open_database(tmp_path / "assistant.db")
+    try:
+        restarted = Scheduler(restarted_conn, clock, {"api_call": calls}, outbox)
+        await restarted.recover()
+        assert "A restart interrupted these" in outbox.texts("report")[-1]
+        assert (await TaskStore(conn, clock).get(ALICE.user_id, post.id)).status == "done"
+    finally:
+        await restarted_conn.close()
