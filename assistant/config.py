@@ -91,7 +91,7 @@ class ToolSettings(_Section):
 class ConcurrencySettings(_Section):
     """How many runs of each task kind may be in flight at once."""
 
-    reminder: int = Field(default=64, ge=1, le=1000)
+    reminder: int = Field(default=256, ge=1, le=10_000)
     api_call: int = Field(default=8, ge=1, le=256)
     web_search: int = Field(default=4, ge=1, le=64)
     agent_task: int = Field(default=2, ge=1, le=64)

@@ -58,7 +58,6 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX idx_tasks_next_run ON scheduled_tasks (next_run) WHERE enabled = 1;
     CREATE INDEX idx_tasks_owner ON scheduled_tasks (user_id, status);
-    CREATE INDEX idx_tasks_leased ON scheduled_tasks (lease_until) WHERE lease_until IS NOT NULL;
     CREATE TABLE task_runs (
         id            INTEGER PRIMARY KEY,
         task_id       TEXT    NOT NULL REFERENCES scheduled_tasks (id),

@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.db import open_database
 from assistant.errors import RunError
 from assistant.tasks import ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
 from tests.tasks_fixtures import ALICE, BOB, FakeCalls, FakeOutbox, call, recurring, reminder
@@ -30,17 +29,16 @@ async def start(tmp_path, clock, outbox, calls):
     opened = []
 
     async def make(**settings) -> Scheduler:
-        conn = await open_database(tmp_path / "assistant.db")
-        opened.append(conn)
         executors = {"reminder": ReminderExecutor(outbox), "api_call": calls}
-        scheduler = Scheduler(conn, clock, executors, outbox, SchedulerSettings(**settings))
+        path = tmp_path / "assistant.db"
+        scheduler = Scheduler(path, clock, executors, outbox, SchedulerSettings(**settings))
+        opened.append(scheduler)
         await scheduler.recover()
         return scheduler
 
-    make.connections = opened  # the scheduler's own connection, for injecting faults
     yield make
-    for conn in opened:
-        await conn.close()
+    for scheduler in opened:
+        await scheduler.close()
 
 
 @pytest.fixture
@@ -54,9 +52,9 @@ FAULTS = {
 }
 
 
-async def inject_fault(conn, where: str) -> None:
-    """Make the next matching write on this connection fail, as a full or broken disk would."""
-    await conn.execute(
+def inject_fault(scheduler: Scheduler, where: str) -> None:
+    """Make matching writes on the scheduler's connection fail, as a broken disk would."""
+    scheduler.queue.connection.execute(
         f"CREATE TEMP TRIGGER fault_{where} {FAULTS[where]} "
         "BEGIN SELECT RAISE(ABORT, 'disk I/O error (injected)'); END"
     )
@@ -258,7 +256,7 @@ async def test_a_failed_commit_loses_nothing_and_replays_nothing_unsafe(
 ):
     task = await store.add(reminder("call mom", "in 5m", clock.now()))
     broken = await start()
-    await inject_fault(start.connections[-1], "settle")
+    inject_fault(broken, "settle")
     clock.advance(5 * MINUTE)
     await broken.fire_due()  # sent, but the outcome could not be written
     assert len(outbox.texts()) == 1
@@ -273,10 +271,10 @@ async def test_a_failed_commit_loses_nothing_and_replays_nothing_unsafe(
 async def test_a_failed_commit_is_written_once_the_fault_clears(start, store, clock, outbox, conn):
     task = await store.add(reminder("call mom", "in 5m", clock.now()))
     scheduler = await start()
-    await inject_fault(start.connections[-1], "settle")
+    inject_fault(scheduler, "settle")
     clock.advance(5 * MINUTE)
     await scheduler.fire_due()
-    await start.connections[-1].execute("DROP TRIGGER fault_settle")
+    scheduler.queue.connection.execute("DROP TRIGGER fault_settle")
     await scheduler.fire_due()
     assert [r[1] for r in await run_rows(conn, task.id)] == ["ok"]
     assert len(outbox.texts()) == 1
@@ -287,12 +285,12 @@ async def test_a_failed_claim_claims_nothing(start, store, clock, outbox, conn):
 
     task = await store.add(reminder("call mom", "in 5m", clock.now()))
     scheduler = await start()
-    await inject_fault(start.connections[-1], "claim")
+    inject_fault(scheduler, "claim")
     clock.advance(5 * MINUTE)
     with pytest.raises(sqlite3.Error, match="injected"):
         await scheduler.fire_due()
     assert not (await store.get(ALICE.user_id, task.id)).leased
-    await start.connections[-1].execute("DROP TRIGGER fault_claim")
+    scheduler.queue.connection.execute("DROP TRIGGER fault_claim")
     assert await scheduler.fire_due() == 1
     assert len(outbox.texts()) == 1
 

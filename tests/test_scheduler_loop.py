@@ -8,7 +8,6 @@ from datetime import timedelta
 import pytest
 
 from assistant.clock import FakeClock
-from assistant.db import open_database
 from assistant.tasks import ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
 
@@ -19,12 +18,14 @@ MINUTE = timedelta(minutes=1)
 async def running(tmp_path, clock, conn):
     """Run schedulers in the background: yield a maker, a store maker, the fakes, the runs."""
     outbox, calls = FakeOutbox(), FakeCalls()
-    own = await open_database(tmp_path / "assistant.db")
     started: list[asyncio.Task[None]] = []
+    made: list[Scheduler] = []
 
     def make(**settings) -> Scheduler:
         executors = {"reminder": ReminderExecutor(outbox), "api_call": calls}
-        scheduler = Scheduler(own, clock, executors, outbox, SchedulerSettings(**settings))
+        path = tmp_path / "assistant.db"
+        scheduler = Scheduler(path, clock, executors, outbox, SchedulerSettings(**settings))
+        made.append(scheduler)
         started.append(asyncio.ensure_future(scheduler.run()))
         return scheduler
 
@@ -36,7 +37,8 @@ async def running(tmp_path, clock, conn):
         if not task.done():
             task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-    await own.close()
+    for scheduler in made:
+        await scheduler.close()
 
 
 async def asleep(clock: FakeClock) -> None:
@@ -127,11 +129,10 @@ async def test_stop_lets_runs_finish_within_the_grace_and_releases_the_rest(
     async with conn.execute("SELECT status FROM task_runs WHERE task_id = ?", (post.id,)) as cur:
         assert [row[0] async for row in cur] == ["running"]
     # The next start reports the POST as interrupted instead of replaying it.
-    restarted_conn = await open_database(tmp_path / "assistant.db")
+    restarted = Scheduler(tmp_path / "assistant.db", clock, {"api_call": calls}, outbox)
     try:
-        restarted = Scheduler(restarted_conn, clock, {"api_call": calls}, outbox)
         await restarted.recover()
         assert "A restart interrupted these" in outbox.texts("report")[-1]
         assert (await TaskStore(conn, clock).get(ALICE.user_id, post.id)).status == "done"
     finally:
-        await restarted_conn.close()
+        await restarted.close()

@@ -6,24 +6,27 @@ call touches only the due end of the ``next_run`` index or the rows it names.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal, TypeVar
 
-import aiosqlite
-
-from assistant.db import transaction
 from assistant.tasks.schedule import next_after
 from assistant.tasks.task import Task, TaskKind, stamp, unstamp
 
 _CLAIM = """
-UPDATE scheduled_tasks SET lease_owner = ?, lease_until = ?
-WHERE id IN (
+WITH due AS MATERIALIZED (
     SELECT id FROM scheduled_tasks
     WHERE enabled = 1 AND next_run <= ? AND lease_owner IS NULL AND task_type IN ({kinds})
     ORDER BY next_run LIMIT ?
 )
+UPDATE scheduled_tasks SET lease_owner = ?, lease_until = ?
+WHERE id IN (SELECT id FROM due)
 RETURNING *
 """
 _START_RUN = """
@@ -85,99 +88,147 @@ class Outcome:
 
 
 Plan = Firing | Dropped
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What to claim: up to ``limit`` tasks of these kinds due at ``now``, and how to plan each."""
+
+    now: datetime
+    limit: int
+    kinds: Sequence[TaskKind]
+    lease: timedelta
+    plan: Callable[[Task], Plan]
 
 
 class DueQueue:
-    """Claims, settles and recovers runs on the scheduler's own connection."""
+    """Claims, settles and recovers runs on the scheduler's own connection and thread.
 
-    def __init__(self, conn: aiosqlite.Connection, owner: str) -> None:
-        self._conn = conn
+    Each operation is one transaction run as one call on a single worker thread, so a batch
+    costs one hop between the event loop and SQLite however many rows it holds, and a
+    cancelled caller never leaves a transaction half done.
+    """
+
+    def __init__(self, path: Path, owner: str) -> None:
+        self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.connection.row_factory = sqlite3.Row
+        for pragma in ("busy_timeout = 5000", "foreign_keys = ON", "synchronous = NORMAL"):
+            self.connection.execute(f"PRAGMA {pragma}")
         self._owner = owner
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scheduler-db")
+
+    async def close(self) -> None:
+        """Finish the queued work and close the connection."""
+        await self._call(self.connection.close)
+        self._thread.shutdown(wait=True)
 
     async def next_wake(self) -> datetime | None:
         """When the earliest unclaimed active task is due, or None when there is none."""
-        async with self._conn.execute(
-            "SELECT next_run FROM scheduled_tasks WHERE enabled = 1 AND lease_owner IS NULL "
-            "ORDER BY next_run LIMIT 1"
-        ) as cursor:
-            row = await cursor.fetchone()
-        return unstamp(row[0]) if row else None
+        return await self._call(self._next_wake)
 
-    async def claim(
-        self,
-        now: datetime,
-        limit: int,
-        kinds: Sequence[TaskKind],
-        lease: timedelta,
-        plan: Callable[[Task], Plan],
-    ) -> list[Plan]:
-        """Lease up to ``limit`` due tasks, plan each and record its run, in one transaction."""
-        query = _CLAIM.format(kinds=", ".join("?" * len(kinds)))
-        async with transaction(self._conn) as conn:
-            async with conn.execute(
-                query, (self._owner, stamp(now + lease), stamp(now), *kinds, limit)
-            ) as cursor:
-                plans = [plan(Task.from_row(row)) async for row in cursor]
-            await conn.executemany(_START_RUN, [_run_row(p, now) for p in plans])
-            await _advance(conn, [p for p in plans if isinstance(p, Dropped)], now)
-        return plans
+    async def claim(self, request: Claim) -> list[Plan]:
+        """Lease due tasks, plan each and record its run, all in one transaction."""
+        return await self._call(self._claim, request)
 
     async def settle(self, outcomes: Sequence[Outcome]) -> None:
         """Write back how runs ended, all in one transaction."""
-        async with transaction(self._conn) as conn:
-            ended = [o for o in outcomes if o.status != "released"]
-            await conn.executemany(
-                _END_RUN,
-                [
-                    (
-                        _run_status(o),
-                        stamp(o.finished_at),
-                        o.message_id,
-                        o.error,
-                        o.task.id,
-                        stamp(o.scheduled_for),
-                    )
-                    for o in ended
-                ],
-            )
-            retries = [o for o in ended if o.status == "retry" and o.retry_at]
-            await conn.executemany(
-                _RETRY, [(stamp(o.retry_at), o.error, o.task.id) for o in retries if o.retry_at]
-            )
-            finals = [o for o in ended if o.status in ("ok", "error")]
-            await conn.executemany(
-                _ADVANCE,
-                [_advance_row(o.task, o.scheduled_for, o.finished_at, o.error) for o in finals],
-            )
-            released = [o for o in outcomes if o.status == "released"]
-            await conn.executemany(_RELEASE, [(o.task.id,) for o in released])
+        await self._call(self._settle, outcomes)
 
     async def recover(self) -> list[Firing]:
         """After a restart: release every lease and return the runs a crash interrupted."""
-        async with transaction(self._conn) as conn:
-            async with conn.execute(
-                "SELECT t.*, r.scheduled_for AS run_for FROM task_runs r "
-                "JOIN scheduled_tasks t ON t.id = r.task_id WHERE r.status = 'running'"
-            ) as cursor:
-                found = [
-                    Firing(Task.from_row(row), unstamp(row["run_for"])) async for row in cursor
-                ]
-            await conn.execute(
-                "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL "
-                "WHERE lease_until IS NOT NULL"
-            )
-        return found
+        return await self._call(self._recover)
 
     async def abandon(self, dropped: Sequence[Dropped], now: datetime) -> None:
         """Close interrupted runs that must not be replayed, and move their tasks on."""
-        async with transaction(self._conn) as conn:
-            await conn.executemany(_START_RUN, [_run_row(d, now) for d in dropped])
-            await _advance(conn, dropped, now)
+        await self._call(self._abandon, dropped, now)
+
+    async def _call(self, function: Callable[..., _T], *args: Any) -> _T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, function, *args)
+
+    def _next_wake(self) -> datetime | None:
+        row = self.connection.execute(
+            "SELECT next_run FROM scheduled_tasks WHERE enabled = 1 AND lease_owner IS NULL "
+            "ORDER BY next_run LIMIT 1"
+        ).fetchone()
+        return unstamp(row[0]) if row else None
+
+    def _claim(self, request: Claim) -> list[Plan]:
+        now, kinds = request.now, request.kinds
+        query = _CLAIM.format(kinds=", ".join("?" * len(kinds)))
+        until = stamp(now + request.lease)
+        with _transaction(self.connection) as db:
+            rows = db.execute(
+                query, (stamp(now), *kinds, request.limit, self._owner, until)
+            ).fetchall()
+            plans = [request.plan(Task.from_row(row)) for row in rows]
+            db.executemany(_START_RUN, [_run_row(p, now) for p in plans])
+            _advance(db, [p for p in plans if isinstance(p, Dropped)], now)
+        return plans
+
+    def _settle(self, outcomes: Sequence[Outcome]) -> None:
+        ended = [o for o in outcomes if o.status != "released"]
+        retries = [o for o in ended if o.status == "retry" and o.retry_at]
+        finals = [o for o in ended if o.status in ("ok", "error")]
+        released = [o for o in outcomes if o.status == "released"]
+        with _transaction(self.connection) as db:
+            db.executemany(_END_RUN, [_end_row(o) for o in ended])
+            db.executemany(
+                _RETRY, [(stamp(o.retry_at), o.error, o.task.id) for o in retries if o.retry_at]
+            )
+            db.executemany(
+                _ADVANCE,
+                [_advance_row(o.task, o.scheduled_for, o.finished_at, o.error) for o in finals],
+            )
+            db.executemany(_RELEASE, [(o.task.id,) for o in released])
+
+    def _recover(self) -> list[Firing]:
+        with _transaction(self.connection) as db:
+            rows = db.execute(
+                "SELECT t.*, r.scheduled_for AS run_for FROM task_runs r "
+                "JOIN scheduled_tasks t ON t.id = r.task_id WHERE r.status = 'running'"
+            ).fetchall()
+            # A lease is only ever held next to a 'running' run, so that index finds them all.
+            db.execute(
+                "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL WHERE id IN "
+                "(SELECT task_id FROM task_runs WHERE status = 'running')"
+            )
+        return [Firing(Task.from_row(row), unstamp(row["run_for"])) for row in rows]
+
+    def _abandon(self, dropped: Sequence[Dropped], now: datetime) -> None:
+        with _transaction(self.connection) as db:
+            db.executemany(_START_RUN, [_run_row(d, now) for d in dropped])
+            _advance(db, dropped, now)
 
 
-async def _advance(conn: aiosqlite.Connection, dropped: Sequence[Dropped], now: datetime) -> None:
-    await conn.executemany(
-        _ADVANCE, [_advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped]
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def _advance(db: sqlite3.Connection, dropped: Sequence[Dropped], now: datetime) -> None:
+    if dropped:
+        db.executemany(
+            _ADVANCE, [_advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped]
+        )
+
+
+def _end_row(outcome: Outcome) -> tuple[object, ...]:
+    status = "ok" if outcome.status == "ok" else "error"
+    return (
+        status,
+        stamp(outcome.finished_at),
+        outcome.message_id,
+        outcome.error,
+        outcome.task.id,
+        stamp(outcome.scheduled_for),
     )
 
 
@@ -191,7 +242,3 @@ def _run_row(plan: Plan, now: datetime) -> tuple[object, ...]:
     if isinstance(plan, Firing):
         return (plan.task.id, stamp(plan.scheduled_for), "running", stamp(now), None, "", plan.note)
     return (plan.task.id, stamp(plan.scheduled_for), plan.status, None, stamp(now), plan.reason, "")
-
-
-def _run_status(outcome: Outcome) -> str:
-    return "ok" if outcome.status == "ok" else "error"

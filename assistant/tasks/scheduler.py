@@ -11,30 +11,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import sqlite3
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
-
-import aiosqlite
 
 from assistant.clock import Clock
 from assistant.errors import RetryableRunError, RunError
 from assistant.tasks.delivery import Executor, Notice, Outbox
 from assistant.tasks.misfire import MisfirePolicy, plan
-from assistant.tasks.queue import Dropped, DueQueue, Firing, Outcome, Plan
+from assistant.tasks.queue import Claim, Dropped, DueQueue, Firing, Outcome, Plan
 from assistant.tasks.task import KINDS, Owner, Task, TaskKind
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
-    "reminder": 64,
+    "reminder": 256,
     "api_call": 8,
     "web_search": 4,
     "agent_task": 2,
 }
 ERROR_PAUSE = timedelta(seconds=5)
+BACKLOG_BATCHES = 10
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Scheduler:
 
     def __init__(
         self,
-        conn: aiosqlite.Connection,
+        database: Path,
         clock: Clock,
         executors: Mapping[TaskKind, Executor],
         outbox: Outbox,
@@ -72,7 +73,7 @@ class Scheduler:
         self._executors = executors
         self._outbox = outbox
         self._settings = settings or SchedulerSettings()
-        self._queue = DueQueue(conn, secrets.token_hex(6))
+        self.queue = DueQueue(database, secrets.token_hex(6))
         self._slots = {k: asyncio.Semaphore(self._limit(k)) for k in KINDS}
         self._pending: dict[TaskKind, int] = defaultdict(int)
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
@@ -82,6 +83,11 @@ class Scheduler:
         self._recorded = asyncio.Event()
         self._stopping = False
         self._closing = False
+        self._caught_up = True
+
+    async def close(self) -> None:
+        """Close the scheduler's own connection to the database."""
+        await self.queue.close()
 
     def wake(self) -> None:
         """Look at the table again: a task was added, changed, or a slot freed."""
@@ -108,7 +114,7 @@ class Scheduler:
 
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""
-        interrupted = await self._queue.recover()
+        interrupted = await self.queue.recover()
         unsafe = [f for f in interrupted if not self._replayable(f.task)]
         self._replays = frozenset((f.task.id, f.scheduled_for) for f in interrupted) - {
             (f.task.id, f.scheduled_for) for f in unsafe
@@ -116,7 +122,7 @@ class Scheduler:
         if unsafe:
             reason = "interrupted by a restart and not repeated, as it may have taken effect"
             dropped = [Dropped(f.task, f.scheduled_for, "abandoned", reason) for f in unsafe]
-            await self._queue.abandon(dropped, self._clock.now())
+            await self.queue.abandon(dropped, self._clock.now())
             await self._report_dropped(dropped, "abandoned")
         if interrupted:
             log.warning(
@@ -140,15 +146,14 @@ class Scheduler:
             try:
                 plans = await self._claim()
                 self._dispatch(plans, group)
-                claimed = len(plans)
-                if claimed >= self._settings.batch_size:
-                    continue
-                wake_at = await self._queue.next_wake()
-            except aiosqlite.Error:
+                if plans:
+                    continue  # more may be due: claim again before sleeping or writing
+                wake_at = await self.queue.next_wake()
+            except sqlite3.Error:
                 log.exception("the scheduler could not read the task table; retrying")
                 wake_at = self._clock.now() + ERROR_PAUSE
             else:
-                if claimed == 0 and wake_at and wake_at <= self._clock.now():
+                if wake_at and wake_at <= self._clock.now():
                     wake_at = None  # due but every slot of its kind is busy: wait for one
             await self._wait(wake_at)
 
@@ -160,8 +165,8 @@ class Scheduler:
         limit = min(self._settings.batch_size, sum(free[k] for k in kinds))
         now = self._clock.now()
         policy = MisfirePolicy(self._settings.grace, self._replays)
-        return await self._queue.claim(
-            now, limit, kinds, self._settings.lease, lambda task: plan(task, now, policy)
+        return await self.queue.claim(
+            Claim(now, limit, kinds, self._settings.lease, lambda task: plan(task, now, policy))
         )
 
     def _dispatch(self, plans: Sequence[Plan], group: asyncio.TaskGroup) -> None:
@@ -223,8 +228,11 @@ class Scheduler:
         return Outcome(task, slot, "retry", now, error=reason, retry_at=now + backoff)
 
     def _record(self, outcome: Outcome) -> None:
+        # While due tasks are still being claimed, outcomes wait: claims come first, and the
+        # outcomes go in one write when the loop catches up (or the backlog grows too long).
         self._outcomes.append(outcome)
-        self._recorded.set()
+        if self._caught_up or len(self._outcomes) >= BACKLOG_BATCHES * self._settings.batch_size:
+            self._recorded.set()
 
     async def _recorder(self) -> None:
         while not self._closing:
@@ -239,8 +247,8 @@ class Scheduler:
         if not batch:
             return True
         try:
-            await self._queue.settle(batch)
-        except aiosqlite.Error:
+            await self.queue.settle(batch)
+        except sqlite3.Error:
             log.exception("could not record %d finished runs; will try again", len(batch))
             self._outcomes = batch + self._outcomes
             return False
@@ -267,6 +275,9 @@ class Scheduler:
         await asyncio.gather(*self._running, grace, return_exceptions=True)
 
     async def _wait(self, until: datetime | None) -> None:
+        self._caught_up = True
+        if self._outcomes:
+            self._recorded.set()
         waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(self._wake.wait())}
         if until is not None:
             waits.add(asyncio.ensure_future(self._clock.sleep_until(until)))
@@ -276,6 +287,7 @@ class Scheduler:
             for waiting in waits:
                 waiting.cancel()
             await asyncio.gather(*waits, return_exceptions=True)
+            self._caught_up = False
 
     async def _report_failures(self, outcomes: Sequence[Outcome]) -> None:
         for o in outcomes:

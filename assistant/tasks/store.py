@@ -41,7 +41,13 @@ _INSERT_WITHIN_LIMIT = (
 
 def new_id() -> str:
     """A short random task id, easy to type in ``/cancel``."""
-    return "".join(secrets.choice(ALPHABET) for _ in range(ID_LENGTH))
+    # 64 random bits read as base-31 digits: six of them carry no measurable bias.
+    number = secrets.randbits(64)
+    digits = []
+    for _ in range(ID_LENGTH):
+        number, digit = divmod(number, len(ALPHABET))
+        digits.append(ALPHABET[digit])
+    return "".join(digits)
 
 
 class TaskStore:
@@ -112,7 +118,7 @@ class TaskStore:
             "ORDER BY next_run LIMIT ?",
             (user_id, *statuses, limit),
         ) as cursor:
-            return [Task.from_row(row) async for row in cursor]
+            return [Task.from_row(row) for row in await cursor.fetchall()]
 
     async def count_live(self, user_id: int) -> int:
         """How many of the user's tasks are active or paused."""
@@ -127,7 +133,7 @@ class TaskStore:
             "SELECT * FROM task_runs WHERE task_id = ? ORDER BY scheduled_for DESC LIMIT ?",
             (task_id.strip().lower(), limit),
         ) as cursor:
-            return [Run.from_row(row) async for row in cursor]
+            return [Run.from_row(row) for row in await cursor.fetchall()]
 
     async def pause(self, user_id: int, task_id: str) -> Task:
         """Stop an active task from firing until it is resumed."""
@@ -193,10 +199,17 @@ class TaskStore:
         wanted: dict[int, int] = {}
         for new in news:
             wanted[new.owner.user_id] = wanted.get(new.owner.user_id, 0) + 1
-        for user_id, count in wanted.items():
-            async with conn.execute(_LIVE_COUNT, (user_id,)) as cursor:
-                row = await cursor.fetchone()
-            if (row[0] if row else 0) + count > self._max_live:
+        users = list(wanted)
+        for start in range(0, len(users), 500):
+            chunk = users[start : start + 500]
+            async with conn.execute(
+                "SELECT user_id, COUNT(*) FROM scheduled_tasks WHERE status IN "
+                f"('active', 'paused') AND user_id IN ({', '.join('?' * len(chunk))}) "
+                "GROUP BY user_id",
+                chunk,
+            ) as cursor:
+                live = {row[0]: row[1] for row in await cursor.fetchall()}
+            if any(live.get(user, 0) + wanted[user] > self._max_live for user in chunk):
                 raise self._limit_error()
 
     def _limit_error(self) -> TaskError:
@@ -217,7 +230,7 @@ async def _free_ids(conn: aiosqlite.Connection, count: int) -> list[str]:
             async with conn.execute(
                 f"SELECT id FROM scheduled_tasks WHERE id IN ({marks})", chunk
             ) as cursor:
-                taken |= {row[0] async for row in cursor}
+                taken |= {row[0] for row in await cursor.fetchall()}
         ids += [i for i in fresh if i not in taken]
     return ids
 

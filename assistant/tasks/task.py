@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, Literal
-
-import aiosqlite
 
 from assistant.tasks.reading import Parsed
 from assistant.tasks.schedule import Schedule, from_json
@@ -76,7 +75,7 @@ class Task:
     leased: bool
 
     @classmethod
-    def from_row(cls, row: aiosqlite.Row) -> Task:
+    def from_row(cls, row: sqlite3.Row) -> Task:
         """Build a task from a ``scheduled_tasks`` row."""
         return cls(
             id=row["id"],
@@ -114,7 +113,7 @@ class Run:
     error: str
 
     @classmethod
-    def from_row(cls, row: aiosqlite.Row) -> Run:
+    def from_row(cls, row: sqlite3.Row) -> Run:
         """Build a run from a ``task_runs`` row."""
         return cls(
             task_id=row["task_id"],
