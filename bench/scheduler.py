@@ -289,7 +289,10 @@ def row(
     key: str,
     better: str = "higher",
 ) -> None:
-    cells = [f"{label:<44}", f"{ours.get(key, float('nan')):>12,.1f}"]
+    if key not in ours:
+        print(f"{label:<44} ours failed: {ours.get('error', 'no figure')}")
+        return
+    cells = [f"{label:<44}", f"{ours[key]:>12,.1f}"]
     for figures in theirs.values():
         value = figures.get(key)
         if value is None:

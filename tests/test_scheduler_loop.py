@@ -136,3 +136,33 @@ async def test_stop_lets_runs_finish_within_the_grace_and_releases_the_rest(
         assert (await TaskStore(conn, clock).get(ALICE.user_id, post.id)).status == "done"
     finally:
         await restarted.close()
+
+
+class TickingClock(FakeClock):
+    """A clock that moves a second every time it is read, as a busy machine's clock does."""
+
+    def now(self):
+        return self.advance(timedelta(seconds=1))
+
+    async def sleep_until(self, when):
+        if when > self.now():
+            await super().sleep_until(when)
+
+
+async def test_a_task_falling_due_between_claim_and_sleep_still_fires(tmp_path, conn):
+    from tests.conftest import START
+
+    clock = TickingClock(START)
+    outbox = FakeOutbox()
+    scheduler = Scheduler(
+        tmp_path / "assistant.db", clock, {"reminder": ReminderExecutor(outbox)}, outbox
+    )
+    store = TaskStore(conn, clock, on_change=scheduler.wake)
+    await store.add(reminder("call mom", "in 3s", START))
+    running = asyncio.ensure_future(scheduler.run())
+    try:
+        await asyncio.wait_for(outbox.arrived.wait(), 5)
+    finally:
+        scheduler.stop()
+        await running
+        await scheduler.close()

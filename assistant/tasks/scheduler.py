@@ -15,7 +15,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,7 @@ class Scheduler:
         self._stopping = False
         self._closing = False
         self._caught_up = True
+        self._claimed_at = datetime.min.replace(tzinfo=UTC)
 
     async def close(self) -> None:
         """Close the scheduler's own connection to the database."""
@@ -153,17 +154,17 @@ class Scheduler:
                 log.exception("the scheduler could not read the task table; retrying")
                 wake_at = self._clock.now() + ERROR_PAUSE
             else:
-                if wake_at and wake_at <= self._clock.now():
-                    wake_at = None  # due but every slot of its kind is busy: wait for one
+                if wake_at and wake_at <= self._claimed_at:
+                    wake_at = None  # due when we claimed, yet not claimed: wait for a free slot
             await self._wait(wake_at)
 
     async def _claim(self) -> list[Plan]:
+        now = self._claimed_at = self._clock.now()
         free = {k: self._limit(k) - self._pending[k] for k in KINDS}
         kinds = [k for k in KINDS if free[k] > 0]
         if not kinds or self._stopping:
             return []
         limit = min(self._settings.batch_size, sum(free[k] for k in kinds))
-        now = self._clock.now()
         policy = MisfirePolicy(self._settings.grace, self._replays)
         return await self.queue.claim(
             Claim(now, limit, kinds, self._settings.lease, lambda task: plan(task, now, policy))
