@@ -15,8 +15,15 @@ user or model only ever sees a generic message with a reference.
     │   ├── ScheduleError           schedule text that cannot be read; quotes it, shows the forms
     │   └── TaskError               a task operation refused: over a limit, wrong state
     │       └── TaskNotFoundError   no such task for this user (another user's is not found either)
-    └── RunError                    a scheduled run failed; the message is safe to show the user
-        └── RetryableRunError       it may work later (network down, rate limit): retry with backoff
+    ├── RunError                    a scheduled run failed; the message is safe to show the user
+    │   └── RetryableRunError       it may work later (network down, rate limit): retry with backoff
+    └── LLMError                    the model could not be reached or answered nonsense; user-worded
+        ├── LLMAuthError            the key was rejected (401/403) or is missing
+        ├── ModelNotFoundError      the endpoint does not know the configured model
+        ├── ToolsUnsupportedError   the endpoint refuses native tools (auto mode switches to text)
+        ├── LLMBadResponseError     a reply we cannot read: an error object in a 200, bad JSON
+        └── LLMUnavailableError     rate limits, server errors and timeouts, after the retries
+            └── RateLimitedError    429 after the retries
 """
 
 from __future__ import annotations
@@ -76,3 +83,35 @@ class RunError(AssistantError):
 
 class RetryableRunError(RunError):
     """A scheduled run failed for a reason that may pass: it is retried with backoff."""
+
+
+class LLMError(AssistantError):
+    """The model failed; the message is worded for the user, the details are in the log."""
+
+
+class LLMAuthError(LLMError):
+    """The provider rejected the key, or no key was found in the named variable."""
+
+
+class ModelNotFoundError(LLMError):
+    """The provider does not know the configured model."""
+
+
+class ToolsUnsupportedError(LLMError):
+    """The endpoint refuses requests that offer native tools."""
+
+
+class LLMBadResponseError(LLMError):
+    """The provider answered with something that is not a completion."""
+
+
+class LLMUnavailableError(LLMError):
+    """The provider is down, overloaded or too slow, even after retries."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RateLimitedError(LLMUnavailableError):
+    """The provider kept answering 429 (too many requests)."""

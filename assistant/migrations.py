@@ -74,4 +74,34 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX idx_runs_running ON task_runs (task_id) WHERE status = 'running';
     """,
+    # 3: conversations per chat (a /clear starts a new session) and the tool mode per model.
+    """
+    CREATE TABLE chats (
+        chat_id  INTEGER PRIMARY KEY,
+        user_id  INTEGER NOT NULL,
+        session  INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE TABLE messages (
+        id          INTEGER PRIMARY KEY,
+        chat_id     INTEGER NOT NULL,
+        user_id     INTEGER NOT NULL,
+        session     INTEGER NOT NULL,
+        turn_id     TEXT    NOT NULL,
+        role        TEXT    NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+        content     TEXT    NOT NULL,
+        calls       TEXT    NOT NULL DEFAULT '[]',
+        call_id     TEXT,
+        tool        TEXT,
+        is_error    INTEGER NOT NULL DEFAULT 0,
+        audit_id    INTEGER,
+        created_at  TEXT    NOT NULL
+    );
+    CREATE INDEX idx_messages_chat ON messages (chat_id, session, id);
+    CREATE TABLE llm_modes (
+        model   TEXT PRIMARY KEY,
+        mode    TEXT NOT NULL CHECK (mode IN ('native', 'text')),
+        reason  TEXT NOT NULL DEFAULT '',
+        since   TEXT NOT NULL
+    );
+    """,
 )

@@ -1,9 +1,13 @@
-"""Values exchanged with language models: tool calls as the model wrote them."""
+"""Values exchanged with language models: messages, tools, calls, completions, stream events."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"]
+ToolMode = Literal["native", "text"]
 
 
 @dataclass(frozen=True)
@@ -31,3 +35,85 @@ class Extraction:
     text: str
     calls: tuple[ToolCall, ...] = ()
     broken: tuple[BrokenCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as a model is shown it: name, description, JSON schema and the seed's call form."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    signature: str = ""
+    param_docs: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UserMessage:
+    """What the user wrote."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """What the model answered: prose, tool calls, or both."""
+
+    text: str = ""
+    calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolMessage:
+    """The result of one tool call, fed back to the model under the call's id."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+Message = UserMessage | AssistantMessage | ToolMessage
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens a model call consumed, as the provider counted them (zero when it did not say)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Request:
+    """One model call: the system prompt, the conversation so far and the tools on offer."""
+
+    system: str
+    messages: Sequence[Message]
+    tools: Sequence[ToolSpec] = ()
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A model's answer: text and/or tool calls, with usage and why it stopped.
+
+    ``broken`` lists tool calls written as text that could not be read; ``notice`` is a
+    one-time message for the user (the model was switched to text mode).
+    """
+
+    text: str = ""
+    calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+    finish_reason: FinishReason = "stop"
+    broken: tuple[BrokenCall, ...] = ()
+    notice: str = ""
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of answer text as it streams in."""
+
+    text: str
+
+
+StreamEvent = TextDelta | Completion

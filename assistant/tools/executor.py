@@ -32,6 +32,7 @@ class ToolResult:
     outcome: Outcome = "ok"
     sources: tuple[str, ...] = ()
     duration_ms: int = 0
+    audit_id: int | None = None
 
 
 class AuditSink(Protocol):
@@ -63,21 +64,36 @@ class Executor:
         self._summary_per_tool = dict(summary_chars_per_tool or {})
 
     async def run(self, calls: Sequence[ToolCall], context: ToolContext) -> list[ToolResult]:
-        """Run ``calls`` and return one result per call, in the order of the calls."""
+        """Validate and run ``calls``; one result per call, in the order of the calls."""
+        return await self.execute([await self.check(call, context) for call in calls], context)
+
+    async def execute(
+        self, checked: Sequence[ValidCall | ToolResult], context: ToolContext
+    ) -> list[ToolResult]:
+        """Run checked calls (results already known pass through), keeping their order."""
         results: dict[int, ToolResult] = {}
         batch: list[tuple[int, ValidCall]] = []
-        for index, call in enumerate(calls):
-            checked = await self.check(call, context)
-            if isinstance(checked, ToolResult):
-                results[index] = checked
-            elif checked.tool.read_only:
-                batch.append((index, checked))
+        for index, item in enumerate(checked):
+            if isinstance(item, ToolResult):
+                results[index] = item
+            elif item.tool.read_only:
+                batch.append((index, item))
             else:
                 results.update(await self._concurrently(batch, context))
                 batch = []
-                results[index] = await self._call(checked, context)
+                results[index] = await self._call(item, context)
         results.update(await self._concurrently(batch, context))
-        return [results[index] for index in range(len(calls))]
+        return [results[index] for index in range(len(checked))]
+
+    async def refuse(
+        self, valid: ValidCall, context: ToolContext, reason: str, approver: int | None = None
+    ) -> ToolResult:
+        """A call that will not run (denied, or held back): audited, and said to the model."""
+        call = valid.call
+        audit_id = await self._record(
+            call, context, valid.json_arguments, "denied", 0, error=reason, approver=approver
+        )
+        return ToolResult(call.id, call.name, reason, True, "denied", audit_id=audit_id)
 
     async def check(self, call: ToolCall, context: ToolContext) -> ValidCall | ToolResult:
         """Validate a call; an invalid one becomes an audited error result for the model."""
@@ -86,8 +102,8 @@ class Executor:
         except ModelError as exc:
             outcome: Outcome = "unknown_tool" if isinstance(exc, UnknownToolError) else "invalid"
             raw = call.arguments if isinstance(call.arguments, Mapping) else {"raw": call.arguments}
-            await self._record(call, context, raw, outcome, 0, error=str(exc))
-            return ToolResult(call.id, call.name, str(exc), True, outcome)
+            audit_id = await self._record(call, context, raw, outcome, 0, error=str(exc))
+            return ToolResult(call.id, call.name, str(exc), True, outcome, audit_id=audit_id)
 
     async def _concurrently(
         self, batch: list[tuple[int, ValidCall]], context: ToolContext
@@ -119,7 +135,7 @@ class Executor:
             raise
         duration = _ms(started)
         error = result.content if result.is_error else ""
-        await self._record(
+        audit_id = await self._record(
             valid.call,
             context,
             valid.json_arguments,
@@ -137,6 +153,7 @@ class Executor:
             result.outcome,
             result.sources,
             duration,
+            audit_id,
         )
 
     async def _invoke(self, valid: ValidCall, context: ToolContext) -> ToolResult:
@@ -172,7 +189,8 @@ class Executor:
         result: str = "",
         error: str = "",
         dropped: Sequence[str] = (),
-    ) -> None:
+        approver: int | None = None,
+    ) -> int | None:
         entry = AuditEntry(
             context.request_id,
             call.id,
@@ -184,11 +202,13 @@ class Executor:
             result,
             error,
             tuple(dropped),
+            approver,
         )
         try:
-            await self._audit_sink.record(entry)
+            return await self._audit_sink.record(entry)
         except Exception:
             log.exception("could not write the audit row of call %s (%s)", call.id, call.name)
+            return None
 
 
 def _failure(call: ToolCall, outcome: Outcome, message: str) -> ToolResult:

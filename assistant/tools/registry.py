@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from assistant.errors import ConfigError, UnknownToolError
+from assistant.llm.catalogue import anthropic_tool, openai_tool, text_catalogue
+from assistant.llm.types import ToolSpec
 from assistant.tools.tool import Tool
 
 
@@ -74,32 +76,20 @@ class Registry:
         """A new registry holding the allowed tools for which ``keep`` is true."""
         return Registry(t for t in self if keep(t))
 
+    def specs(self) -> list[ToolSpec]:
+        """The allowed tools as models are shown them."""
+        return [
+            ToolSpec(t.name, t.description, t.parameters, t.signature(), t.param_docs) for t in self
+        ]
+
     def openai_tools(self) -> list[dict[str, Any]]:
         """The tools in OpenAI's ``tools`` request format."""
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": dict(t.parameters),
-                },
-            }
-            for t in self
-        ]
+        return [openai_tool(spec) for spec in self.specs()]
 
     def anthropic_tools(self) -> list[dict[str, Any]]:
         """The tools in Anthropic's ``tools`` request format."""
-        return [
-            {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
-            for t in self
-        ]
+        return [anthropic_tool(spec) for spec in self.specs()]
 
     def catalogue(self) -> str:
         """The compact text catalogue of the seed, for prompts of models without native tools."""
-        blocks = []
-        for t in self:
-            lines = [t.signature(), f"  {t.description}"]
-            lines += [f"  {name}: {text}" for name, text in t.param_docs.items()]
-            blocks.append("\n".join(lines))
-        return "\n\n".join(blocks)
+        return text_catalogue(self.specs())

@@ -50,6 +50,7 @@ class Tool:
     read_only: bool = False
     timeout: float | None = None
     summary_chars: int | None = None
+    untrusted: bool = False
 
     async def invoke(self, context: ToolContext, arguments: Mapping[str, Any]) -> Any:
         """Run the tool's function with validated arguments and the call's context."""
@@ -84,6 +85,7 @@ def tool(
     read_only: bool = False,
     timeout: float | None = None,
     summary_chars: int | None = None,
+    untrusted: bool = False,
 ) -> Callable[[ToolFunction], Tool]: ...
 
 
@@ -97,8 +99,13 @@ def tool(
     read_only: bool = False,
     timeout: float | None = None,
     summary_chars: int | None = None,
+    untrusted: bool = False,
 ) -> Tool | Callable[[ToolFunction], Tool]:
-    """Turn an async function into a Tool; usable bare (``@tool``) or with options."""
+    """Turn an async function into a Tool; usable bare (``@tool``) or with options.
+
+    ``untrusted`` marks tools whose results carry outside content (pages, search results,
+    HTTP bodies): the agent frames them as data, and side effects after them need approval.
+    """
 
     def wrap(func: ToolFunction) -> Tool:
         if not inspect.iscoroutinefunction(func):
@@ -121,6 +128,7 @@ def tool(
             read_only=read_only,
             timeout=timeout,
             summary_chars=summary_chars,
+            untrusted=untrusted,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,22 @@
+"""The dialog agent: history, the model and tools in a bounded loop, approvals, per-chat turns."""
+
+from assistant.agent.agent import Agent, AgentSettings, Person
+from assistant.agent.approval import ApprovalRequest, Approver, Decision, DenyAll
+from assistant.agent.events import Answer, EventSink, TextSoFar, ToolFinished, ToolStarted
+from assistant.agent.turns import Turns
+
+__all__ = [
+    "Agent",
+    "AgentSettings",
+    "Answer",
+    "ApprovalRequest",
+    "Approver",
+    "Decision",
+    "DenyAll",
+    "EventSink",
+    "Person",
+    "TextSoFar",
+    "ToolFinished",
+    "ToolStarted",
+    "Turns",
+]

@@ -1,0 +1,310 @@
+"""The dialog loop: the model answers or calls tools, which are checked, approved, run and fed
+back, for at most ``max_steps`` model calls; then the turn is stored whole."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from assistant.agent.approval import ApprovalRequest, Approver, Decision, DenyAll
+from assistant.agent.citations import cite
+from assistant.agent.events import Answer, EventSink, TextSoFar, ToolFinished, ToolStarted
+from assistant.agent.history import fit
+from assistant.agent.prompt import system_prompt
+from assistant.agent.untrusted import frame
+from assistant.clock import Clock
+from assistant.errors import LLMError, LLMUnavailableError
+from assistant.llm.model import Model
+from assistant.llm.tokens import ApproxCounter, TokenCounter
+from assistant.llm.types import (
+    AssistantMessage,
+    Completion,
+    Message,
+    Request,
+    TextDelta,
+    ToolMessage,
+    UserMessage,
+)
+from assistant.memory.conversation import Conversations
+from assistant.tools import Executor, ToolContext, ToolResult, ValidCall
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """How far a turn may go; the defaults are the config's."""
+
+    max_steps: int = 5
+    corrections: int = 1
+    llm_timeout: float = 60.0
+    approval_timeout: float = 600.0
+    history_tokens: int = 6000
+    stream: bool = True
+    assistant_name: str = "Assistant"
+
+
+@dataclass(frozen=True)
+class Person:
+    """Whom a turn is for: the user, their chat, their timezone and what to call them."""
+
+    user_id: int
+    chat_id: int
+    timezone: str = "UTC"
+    name: str = ""
+
+
+@dataclass
+class _Turn:
+    """What one turn has gathered so far."""
+
+    person: Person
+    context: ToolContext
+    history: list[Message]
+    sink: EventSink | None
+    new: list[Message] = field(default_factory=list)
+    audit_ids: dict[str, int] = field(default_factory=dict)
+    results: list[ToolResult] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    corrections: int = 0
+    tainted: bool = False
+    steps: int = 0
+
+
+class Agent:
+    """Answers a user's message with the model and the tools, and keeps the conversation."""
+
+    def __init__(
+        self,
+        model: Model,
+        executor: Executor,
+        conversations: Conversations,
+        clock: Clock,
+        *,
+        approver: Approver | None = None,
+        settings: AgentSettings | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self._model = model
+        self._executor = executor
+        self._conversations = conversations
+        self._clock = clock
+        self._approver = approver or DenyAll()
+        self._settings = settings or AgentSettings()
+        self._counter = counter or ApproxCounter()
+
+    async def reply(self, person: Person, text: str, sink: EventSink | None = None) -> Answer:
+        """Answer ``text``; the turn is stored even when it fails or is cancelled."""
+        turn = await self._start(person, text, sink)
+        try:
+            answer = await self._run(turn)
+        except LLMError as exc:
+            answer = Answer(str(exc), turn.steps, "error")
+        except asyncio.CancelledError:
+            _close_open_calls(turn, "cancelled: the user stopped the turn")
+            raise
+        finally:
+            await asyncio.shield(self._store(turn))
+        return answer
+
+    async def _start(self, person: Person, text: str, sink: EventSink | None) -> _Turn:
+        request_id = uuid.uuid4().hex[:12]
+        context = ToolContext(
+            person.user_id, person.chat_id, request_id, person.timezone, self._clock
+        )
+        stored = await self._conversations.history(person.chat_id)
+        history = fit(stored, self._settings.history_tokens, self._counter)
+        return _Turn(person, context, history, sink, new=[UserMessage(text)])
+
+    async def _run(self, turn: _Turn) -> Answer:
+        while turn.steps < self._settings.max_steps:
+            completion = await self._ask(turn)
+            turn.steps += 1
+            if completion.notice:
+                turn.notices.append(completion.notice)
+            turn.new.append(AssistantMessage(completion.text, completion.calls))
+            if not completion.calls and not completion.broken:
+                return self._answer(turn, completion.text, "answered")
+            results = await self._act(turn, completion)
+            if results is None:
+                return self._answer(turn, _invalid_text(turn), "invalid")
+            turn.new.extend(_tool_message(r) for r in results)
+        return self._answer(turn, _max_steps_text(turn), "max_steps")
+
+    async def _ask(self, turn: _Turn) -> Completion:
+        person = turn.person
+        prompt = system_prompt(
+            self._clock.now(), person.timezone, person.name, self._settings.assistant_name
+        )
+        request = Request(prompt, [*turn.history, *turn.new], self._executor.registry.specs())
+        try:
+            async with asyncio.timeout(self._settings.llm_timeout):
+                return await self._complete(request, turn.sink)
+        except TimeoutError:
+            raise LLMUnavailableError(
+                f"The model did not answer within {self._settings.llm_timeout:g} s."
+            ) from None
+
+    async def _complete(self, request: Request, sink: EventSink | None) -> Completion:
+        if sink is None or not self._settings.stream:
+            return await self._model.complete(request)
+        text = ""
+        async for event in self._model.stream(request):
+            if isinstance(event, TextDelta):
+                text += event.text
+                await sink(TextSoFar(text))
+            else:
+                return event
+        raise LLMUnavailableError("The model's stream ended without an answer.")
+
+    async def _act(self, turn: _Turn, completion: Completion) -> list[ToolResult] | None:
+        """Check, approve and run the calls; None when they stay invalid past the budget."""
+        checked = [await self._executor.check(c, turn.context) for c in completion.calls]
+        invalid = [c for c in checked if isinstance(c, ToolResult)]
+        if invalid or completion.broken:
+            if turn.corrections >= self._settings.corrections:
+                turn.results.extend(invalid)
+                _close_open_calls(turn, "not run: the call was invalid")
+                return None
+            turn.corrections += 1
+            return _corrections(checked, completion)
+        approved = [await self._approve(turn, c) for c in checked]
+        return await self._execute(turn, approved)
+
+    async def _approve(self, turn: _Turn, item: ValidCall | ToolResult) -> ValidCall | ToolResult:
+        if isinstance(item, ToolResult):
+            return item
+        tool = item.tool
+        if tool.needs_approval:
+            reason = f"{tool.name} is a {tool.risk}-risk action"
+        elif turn.tainted and not tool.read_only:
+            reason = "this turn has read outside content, and this call changes something"
+        else:
+            return item
+        decision = await self._decide(turn, item, reason)
+        if decision.approved:
+            return item
+        why = f"not run: the user did not approve it ({decision.note or 'declined'})"
+        return await self._executor.refuse(item, turn.context, why, decision.approver)
+
+    async def _decide(self, turn: _Turn, valid: ValidCall, reason: str) -> Decision:
+        request = ApprovalRequest(
+            turn.person.user_id,
+            turn.person.chat_id,
+            valid.call.id,
+            valid.tool.name,
+            valid.json_arguments,
+            reason,
+        )
+        try:
+            async with asyncio.timeout(self._settings.approval_timeout):
+                return await self._approver.decide(request)
+        except TimeoutError:
+            return Decision(False, note="the request expired")
+        except Exception:
+            log.exception("asking for approval of %s failed; refused", valid.tool.name)
+            return Decision(False, note="it could not be asked for")
+
+    async def _execute(
+        self, turn: _Turn, approved: Sequence[ValidCall | ToolResult]
+    ) -> list[ToolResult]:
+        running = [a for a in approved if isinstance(a, ValidCall)]
+        for valid in running:
+            await _emit(turn.sink, ToolStarted(valid.call.id, valid.tool.name))
+        results = await self._executor.execute(approved, turn.context)
+        step: list[ToolResult] = []
+        for item, result in zip(approved, results, strict=True):
+            if isinstance(item, ValidCall):
+                await _emit(
+                    turn.sink, ToolFinished(result.call_id, result.name, not result.is_error)
+                )
+            if isinstance(item, ValidCall) and item.tool.untrusted:
+                turn.tainted = True
+                step.append(replace(result, content=frame(result.name, result.content)))
+            else:
+                step.append(result)
+        turn.results.extend(step)
+        return step
+
+    def _answer(self, turn: _Turn, text: str, ending: str) -> Answer:
+        sources = tuple(s for r in turn.results for s in r.sources)
+        body = cite(text, sources) if ending == "answered" else text
+        body = "\n\n".join([*turn.notices, body]) if turn.notices else body
+        return Answer(body, turn.steps, ending, sources)
+
+    async def _store(self, turn: _Turn) -> None:
+        for result in turn.results:
+            if result.audit_id is not None:
+                turn.audit_ids[result.call_id] = result.audit_id
+        try:
+            await self._conversations.append(
+                turn.person.chat_id,
+                turn.person.user_id,
+                turn.context.request_id,
+                turn.new,
+                turn.audit_ids,
+            )
+        except Exception:
+            log.exception("could not store the turn %s", turn.context.request_id)
+
+
+async def _emit(sink: EventSink | None, event: ToolStarted | ToolFinished) -> None:
+    if sink is not None:
+        await sink(event)
+
+
+def _tool_message(result: ToolResult) -> ToolMessage:
+    return ToolMessage(result.call_id, result.name, result.content, result.is_error)
+
+
+def _corrections(
+    checked: Sequence[ValidCall | ToolResult], completion: Completion
+) -> list[ToolResult]:
+    """Errors for the invalid calls; the valid ones are held back so that nothing half runs."""
+    held = "not run: another call in this reply was invalid; send all the calls again, fixed"
+    results = [
+        c
+        if isinstance(c, ToolResult)
+        else ToolResult(c.call.id, c.call.name, held, True, "invalid")
+        for c in checked
+    ]
+    results += [
+        ToolResult(
+            f"unreadable-{n}", "unreadable_call", f"{b.reason}: {b.snippet}", True, "invalid"
+        )
+        for n, b in enumerate(completion.broken)
+    ]
+    return results
+
+
+def _close_open_calls(turn: _Turn, reason: str) -> None:
+    """Give every call of the last reply a result, so the stored history stays well formed."""
+    last = next((m for m in reversed(turn.new) if isinstance(m, AssistantMessage)), None)
+    if last is None:
+        return
+    answered = {m.call_id for m in turn.new if isinstance(m, ToolMessage)}
+    turn.new.extend(
+        ToolMessage(c.id, c.name, reason, True) for c in last.calls if c.id not in answered
+    )
+
+
+def _invalid_text(turn: _Turn) -> str:
+    problems = [r for r in turn.results if r.outcome in ("invalid", "unknown_tool")]
+    detail = "; ".join(f"{r.name}: {r.content.splitlines()[0]}" for r in problems[-3:])
+    return (
+        "I could not do that: the model kept making invalid tool calls, so nothing was run."
+        + (f" ({detail})" if detail else "")
+        + " Try saying it differently."
+    )
+
+
+def _max_steps_text(turn: _Turn) -> str:
+    done = [f"- {r.name}: {'failed' if r.is_error else 'done'}" for r in turn.results]
+    lines = "\n".join(done) if done else "- nothing yet"
+    return (
+        f"I stopped after {turn.steps} steps without a final answer. What I did:\n{lines}\n"
+        "Ask me to continue if you want more."
+    )

@@ -1,0 +1,51 @@
+"""The conversation cut to a token budget, never splitting a tool call from its result."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assistant.llm.tokens import TokenCounter, message_tokens
+from assistant.llm.types import AssistantMessage, Message, ToolMessage
+
+
+def fit(messages: Sequence[Message], budget: int, counter: TokenCounter) -> list[Message]:
+    """The newest whole exchanges that fit in ``budget`` tokens, oldest first.
+
+    An assistant message with calls and the results that follow it form one unit: both go in
+    or neither does. The newest unit always goes in, even over the budget.
+    """
+    kept: list[list[Message]] = []
+    spent = 0
+    for unit in reversed(_units(messages)):
+        cost = sum(message_tokens(m, counter) for m in unit)
+        if kept and spent + cost > budget:
+            break
+        kept.append(unit)
+        spent += cost
+    return [m for unit in reversed(kept) for m in unit]
+
+
+def _units(messages: Sequence[Message]) -> list[list[Message]]:
+    units: list[list[Message]] = []
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            if units and _answers(units[-1], message):
+                units[-1].append(message)
+            # a result whose call is gone (cut off in storage) is dropped
+            continue
+        units.append([message])
+    return [u for u in units if _complete(u)]
+
+
+def _answers(unit: list[Message], result: ToolMessage) -> bool:
+    head = unit[0]
+    return isinstance(head, AssistantMessage) and any(c.id == result.call_id for c in head.calls)
+
+
+def _complete(unit: list[Message]) -> bool:
+    """A unit with calls must hold a result for each, or a model will refuse it."""
+    head = unit[0]
+    if not isinstance(head, AssistantMessage) or not head.calls:
+        return True
+    answered = {m.call_id for m in unit[1:] if isinstance(m, ToolMessage)}
+    return all(c.id in answered for c in head.calls)

@@ -1,0 +1,167 @@
+"""Native or text tool calls per model: ``auto`` starts native and falls back to text, for good.
+
+The fallback happens when the endpoint refuses tools, or when the model answers with tool
+JSON written as text. It is remembered per model (in the database when one is given), and
+the completion that made the switch carries a notice for the user, once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Literal, Protocol
+
+import aiosqlite
+
+from assistant.errors import LLMError, ToolsUnsupportedError
+from assistant.llm.model import Model
+from assistant.llm.textcalls import extract_tool_calls
+from assistant.llm.textmode import read_reply, text_request, visible_prefix
+from assistant.llm.types import Completion, Request, StreamEvent, TextDelta, ToolMode
+
+log = logging.getLogger(__name__)
+
+Configured = Literal["native", "text", "auto"]
+NOTICE = (
+    "ℹ️ This model ({model}) does not take native tool calls ({reason}), so I switched to "
+    'writing tool calls as text for it. Everything keeps working; set llm.tool_mode = "text" '
+    "to skip the first try."
+)
+
+
+class ModeMemory(Protocol):
+    """Where the mode a model fell back to is kept."""
+
+    async def recall(self, model: str) -> ToolMode | None:
+        """The remembered mode of this model, if any."""
+        ...
+
+    async def remember(self, model: str, mode: ToolMode, reason: str) -> None:
+        """Keep the mode this model works in."""
+        ...
+
+
+class MemoryModes:
+    """Modes kept for the life of the process."""
+
+    def __init__(self) -> None:
+        self._modes: dict[str, ToolMode] = {}
+
+    async def recall(self, model: str) -> ToolMode | None:
+        """The remembered mode of this model, if any."""
+        return self._modes.get(model)
+
+    async def remember(self, model: str, mode: ToolMode, reason: str) -> None:
+        """Keep the mode this model works in."""
+        self._modes[model] = mode
+
+
+class StoredModes:
+    """Modes kept in the ``llm_modes`` table, so a restart does not try native again."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def recall(self, model: str) -> ToolMode | None:
+        """The remembered mode of this model, if any."""
+        async with self._conn.execute("SELECT mode FROM llm_modes WHERE model = ?", (model,)) as c:
+            row = await c.fetchone()
+        return "text" if row and row[0] == "text" else ("native" if row else None)
+
+    async def remember(self, model: str, mode: ToolMode, reason: str) -> None:
+        """Keep the mode this model works in."""
+        await self._conn.execute(
+            "INSERT INTO llm_modes (model, mode, reason, since) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, reason = excluded.reason, "
+            "since = excluded.since",
+            (model, mode, reason, datetime.now(UTC).isoformat()),
+        )
+        await self._conn.commit()
+
+
+class ToolModeModel:
+    """A model that offers tools natively, in text, or natively with a fallback to text."""
+
+    def __init__(
+        self, inner: Model, configured: Configured = "auto", memory: ModeMemory | None = None
+    ) -> None:
+        self._inner = inner
+        self._configured = configured
+        self._memory = memory or MemoryModes()
+
+    @property
+    def name(self) -> str:
+        """The wrapped model's name."""
+        return self._inner.name
+
+    async def mode(self) -> ToolMode:
+        """The mode the next request goes out in."""
+        if self._configured != "auto":
+            return self._configured
+        return await self._memory.recall(self.name) or "native"
+
+    async def complete(self, request: Request) -> Completion:
+        """Answer, with tools offered in the model's mode."""
+        if not request.tools:
+            return await self._inner.complete(request)
+        if await self.mode() == "text":
+            return read_reply(await self._inner.complete(text_request(request)))
+        try:
+            completion = await self._inner.complete(request)
+        except ToolsUnsupportedError:
+            notice = await self._fall_back("the endpoint refuses them")
+            completion = read_reply(await self._inner.complete(text_request(request)))
+            return replace(completion, notice=notice)
+        return await self._written_calls(completion, request)
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        """Stream the answer; in text mode only the prose before a call is streamed."""
+        if request.tools and await self.mode() == "text":
+            async for event in self._text_stream(request, ""):
+                yield event
+            return
+        try:
+            async for event in self._inner.stream(request):
+                if isinstance(event, Completion) and request.tools:
+                    yield await self._written_calls(event, request)
+                else:
+                    yield event
+        except ToolsUnsupportedError:
+            notice = await self._fall_back("the endpoint refuses them")
+            async for event in self._text_stream(request, notice):
+                yield event
+
+    async def _text_stream(self, request: Request, notice: str) -> AsyncIterator[StreamEvent]:
+        shown, received = "", ""
+        async for event in self._inner.stream(text_request(request)):
+            if isinstance(event, Completion):
+                yield replace(read_reply(event), notice=notice)
+                return
+            received += event.text
+            visible = visible_prefix(received)
+            if len(visible) > len(shown):
+                yield TextDelta(visible[len(shown) :])
+                shown = visible
+
+    async def _written_calls(self, completion: Completion, request: Request) -> Completion:
+        """A native-mode reply that wrote its calls as text: switch and read them."""
+        if self._configured != "auto" or completion.calls or not completion.text:
+            return completion
+        found = extract_tool_calls(completion.text)
+        known = {spec.name for spec in request.tools}
+        if not any(call.name in known for call in found.calls):
+            return completion
+        notice = await self._fall_back("it wrote them as text")
+        return replace(read_reply(completion), notice=notice)
+
+    async def _fall_back(self, reason: str) -> str:
+        if self._configured == "native":
+            raise LLMError(
+                f"The model {self.name} does not take native tool calls ({reason}). "
+                'Set llm.tool_mode = "auto" or "text" in the config.'
+            )
+        log.warning("model %s: native tool calls fail (%s); using text mode", self.name, reason)
+        await self._memory.remember(self.name, "text", reason)
+        return NOTICE.format(model=self.name.split("@")[0], reason=reason)

@@ -1,0 +1,103 @@
+"""Conversations per chat: every turn's messages kept, the current session read back.
+
+``/clear`` starts a new session: the model no longer sees what came before, but nothing is
+deleted (notes, tasks and the old messages stay, for search and the audit).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import aiosqlite
+
+from assistant.clock import Clock
+from assistant.db import transaction
+from assistant.llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+
+HISTORY_ROWS = 400  # read back at most this many; the token budget cuts further
+
+
+class Conversations:
+    """Reads and appends the messages of each chat's current session."""
+
+    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
+        self._conn = conn
+        self._clock = clock
+
+    async def history(self, chat_id: int, limit: int = HISTORY_ROWS) -> list[Message]:
+        """The latest messages of the chat's current session, oldest first."""
+        async with self._conn.execute(
+            "SELECT m.* FROM messages m JOIN chats c ON c.chat_id = m.chat_id "
+            "AND c.session = m.session WHERE m.chat_id = ? ORDER BY m.id DESC LIMIT ?",
+            (chat_id, limit),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [_message(row) for row in reversed(list(rows))]
+
+    async def append(
+        self,
+        chat_id: int,
+        user_id: int,
+        turn_id: str,
+        messages: Sequence[Message],
+        audit_ids: Mapping[str, int] | None = None,
+    ) -> None:
+        """Store a turn's messages in the chat's current session, all or none."""
+        at = self._clock.now().isoformat()
+        audits = audit_ids or {}
+        async with transaction(self._conn) as conn:
+            session = await _session(conn, chat_id, user_id)
+            await conn.executemany(
+                "INSERT INTO messages (chat_id, user_id, session, turn_id, role, content, calls,"
+                " call_id, tool, is_error, audit_id, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(chat_id, user_id, session, turn_id, *_columns(m, audits), at) for m in messages],
+            )
+
+    async def clear(self, chat_id: int, user_id: int) -> None:
+        """Start a new session: earlier messages are kept but no longer sent to the model."""
+        async with transaction(self._conn) as conn:
+            await _session(conn, chat_id, user_id)
+            await conn.execute(
+                "UPDATE chats SET session = session + 1 WHERE chat_id = ?", (chat_id,)
+            )
+
+
+async def _session(conn: aiosqlite.Connection, chat_id: int, user_id: int) -> int:
+    await conn.execute(
+        "INSERT INTO chats (chat_id, user_id) VALUES (?, ?) ON CONFLICT (chat_id) DO NOTHING",
+        (chat_id, user_id),
+    )
+    async with conn.execute("SELECT session FROM chats WHERE chat_id = ?", (chat_id,)) as cursor:
+        row = await cursor.fetchone()
+    assert row is not None  # inserted just above
+    return int(row[0])
+
+
+def _columns(message: Message, audits: Mapping[str, int]) -> tuple[Any, ...]:
+    match message:
+        case UserMessage(text=text):
+            return ("user", text, "[]", None, None, 0, None)
+        case AssistantMessage(text=text, calls=calls):
+            encoded = json.dumps(
+                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
+                ensure_ascii=False,
+                default=str,
+            )
+            return ("assistant", text, encoded, None, None, 0, None)
+        case ToolMessage(call_id=call_id, name=name, content=content, is_error=is_error):
+            return ("tool", content, "[]", call_id, name, int(is_error), audits.get(call_id))
+
+
+def _message(row: aiosqlite.Row) -> Message:
+    role = row["role"]
+    if role == "user":
+        return UserMessage(row["content"])
+    if role == "assistant":
+        calls = tuple(
+            ToolCall(c["id"], c["name"], c["arguments"]) for c in json.loads(row["calls"])
+        )
+        return AssistantMessage(row["content"], calls)
+    return ToolMessage(row["call_id"], row["tool"], row["content"], bool(row["is_error"]))
