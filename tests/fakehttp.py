@@ -1,0 +1,132 @@
+"""A tiny HTTP/1.1 server on 127.0.0.1 for fakes of the APIs our real clients talk to.
+
+A test scripts the replies; the server records every request it got. JSON replies carry a
+Content-Length; server-sent events go out chunked, one chunk per event, so clients stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Received:
+    """One request as the server read it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+@dataclass
+class Reply:
+    """What to answer: a status with JSON, or server-sent events (each a JSON value or text)."""
+
+    status: int = 200
+    json: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    events: Sequence[Any] | None = None
+    hold: asyncio.Event | None = None  # wait for this before answering (a slow server)
+
+
+Handler = Callable[[Received], Awaitable[Reply] | Reply]
+
+
+class FakeServer:
+    """Answers each request with the next scripted reply (or a handler's), recording requests."""
+
+    def __init__(self) -> None:
+        self.requests: list[Received] = []
+        self.replies: list[Reply | Handler] = []
+        self.arrived = asyncio.Event()
+        self._server: asyncio.Server | None = None
+        self.url = ""
+
+    def script(self, *replies: Reply | Handler) -> None:
+        self.replies.extend(replies)
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while request := await _read(reader):
+                self.requests.append(request)
+                self.arrived.set()
+                reply = await self._reply_for(request)
+                if reply.hold is not None:
+                    await reply.hold.wait()
+                await _write(writer, reply)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    async def _reply_for(self, request: Received) -> Reply:
+        if not self.replies:
+            return Reply(500, {"error": {"message": "the test scripted no reply for this"}})
+        scripted = self.replies.pop(0)
+        if isinstance(scripted, Reply):
+            return scripted
+        result = scripted(request)
+        return await result if not isinstance(result, Reply) else result
+
+
+async def _read(reader: asyncio.StreamReader) -> Received | None:
+    line = await reader.readline()
+    if not line:
+        return None
+    method, path, _ = line.decode().split(" ", 2)
+    headers: dict[str, str] = {}
+    while (header := await reader.readline()) not in (b"\r\n", b"\n", b""):
+        name, _, value = header.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length", "0"))
+    body = await reader.readexactly(length) if length else b""
+    return Received(method, path, headers, body)
+
+
+async def _write(writer: asyncio.StreamWriter, reply: Reply) -> None:
+    head = [f"HTTP/1.1 {reply.status} X"]
+    head += [f"{k}: {v}" for k, v in reply.headers.items()]
+    if reply.events is None:
+        body = json.dumps(reply.json).encode()
+        head += ["content-type: application/json", f"content-length: {len(body)}"]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        await writer.drain()
+        return
+    head += ["content-type: text/event-stream", "transfer-encoding: chunked"]
+    writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+    for event in reply.events:
+        data = event if isinstance(event, str) else f"data: {json.dumps(event)}\n\n"
+        chunk = data.encode()
+        writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+        await writer.drain()
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
+
+
+@asynccontextmanager
+async def fake_server() -> AsyncIterator[FakeServer]:
+    server = FakeServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()

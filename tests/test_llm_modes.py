@@ -1,0 +1,112 @@
+"""Text tool mode and the auto fallback, through the real OpenAI client and a fake server."""
+
+from __future__ import annotations
+
+import pytest
+from fakehttp import fake_server
+from llm_fixtures import chat_reply, chat_stream, check_snapshot, error_reply
+from test_llm_openai import CONVERSATION, REMIND, TIME, Sleeps
+
+from assistant.errors import LLMError
+from assistant.llm.failures import Endpoint, RetryPolicy
+from assistant.llm.modes import StoredModes, ToolModeModel
+from assistant.llm.openai import OpenAIModel
+from assistant.llm.types import Completion, Request, TextDelta, ToolCall, UserMessage
+
+ASK = Request("You are a test.", [UserMessage("what time is it?")], (REMIND, TIME))
+WRITTEN = 'Let me look.\n```json\n{"tool": "get_current_time", "args": {}}\n```'
+
+
+@pytest.fixture
+async def server():
+    async with fake_server() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def inner(server):
+    endpoint = Endpoint("openai", "small-model", f"{server.url}/v1", "K")
+    adapter = OpenAIModel(endpoint, "k", timeout=5, retry=RetryPolicy(sleep=Sleeps()))
+    yield adapter
+    await adapter.close()
+
+
+async def test_text_mode_request_payload_matches_the_snapshot(server, inner):
+    server.script(chat_reply("ok"))
+    await ToolModeModel(inner, "text").complete(
+        Request("You are a test.", CONVERSATION, (REMIND, TIME))
+    )
+    body = server.requests[0].json()
+    assert "tools" not in body
+    check_snapshot("openai_text_mode", body)
+
+
+async def test_text_mode_reads_calls_from_the_reply_and_keeps_the_prose(server, inner):
+    server.script(chat_reply(WRITTEN))
+    completion = await ToolModeModel(inner, "text").complete(ASK)
+    assert completion.text == "Let me look."
+    assert [(c.name, c.arguments) for c in completion.calls] == [("get_current_time", {})]
+    assert completion.finish_reason == "tool_calls" and not completion.notice
+
+
+async def test_auto_falls_back_to_text_when_the_endpoint_refuses_tools_and_remembers(
+    server, inner, conn
+):
+    server.script(
+        error_reply(404, "model small-model does not support tools"),
+        chat_reply(WRITTEN),
+        chat_reply("It is noon."),
+    )
+    memory = StoredModes(conn)
+    model = ToolModeModel(inner, "auto", memory)
+    first = await model.complete(ASK)
+    assert first.calls == (ToolCall(first.calls[0].id, "get_current_time", {}),)
+    assert "switched to writing tool calls as text" in first.notice
+    assert "tools" in server.requests[0].json() and "tools" not in server.requests[1].json()
+    assert "get_current_time()" in server.requests[1].json()["messages"][0]["content"]
+    second = await model.complete(ASK)
+    assert second.text == "It is noon." and not second.notice
+    assert "tools" not in server.requests[2].json()
+    # a new process (a new wrapper on the same database) starts in text mode at once
+    assert await ToolModeModel(inner, "auto", StoredModes(conn)).mode() == "text"
+
+
+async def test_auto_switches_when_the_model_writes_tool_json_as_text(server, inner):
+    server.script(chat_reply(WRITTEN))
+    model = ToolModeModel(inner, "auto")
+    completion = await model.complete(ASK)
+    assert [c.name for c in completion.calls] == ["get_current_time"] and completion.notice
+    assert await model.mode() == "text"
+
+
+async def test_auto_ignores_json_that_names_no_known_tool(server, inner):
+    server.script(chat_reply('Here is data: {"name": "Alice", "args": 3}'))
+    model = ToolModeModel(inner, "auto")
+    completion = await model.complete(ASK)
+    assert completion.calls == () and await model.mode() == "native"
+
+
+async def test_native_mode_refused_tools_is_a_clear_configuration_error(server, inner):
+    server.script(error_reply(400, "tools param requires --jinja flag"))
+    with pytest.raises(LLMError, match='tool_mode = "auto" or "text"'):
+        await ToolModeModel(inner, "native").complete(ASK)
+
+
+async def test_a_text_mode_stream_shows_the_prose_but_not_the_call(server, inner):
+    server.script(
+        chat_stream(
+            ("Let me look.", '\n```json\n{"tool": "get_current_time",', ' "args": {}}\n```')
+        )
+    )
+    events = [e async for e in ToolModeModel(inner, "text").stream(ASK)]
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert shown == "Let me look.\n"
+    final = events[-1]
+    assert isinstance(final, Completion) and [c.name for c in final.calls] == ["get_current_time"]
+
+
+async def test_auto_stream_falls_back_when_tools_are_refused(server, inner):
+    server.script(error_reply(400, "does not support tools"), chat_stream(("It is noon.",)))
+    events = [e async for e in ToolModeModel(inner, "auto").stream(ASK)]
+    final = events[-1]
+    assert isinstance(final, Completion) and final.text == "It is noon." and final.notice
