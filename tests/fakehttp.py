@@ -49,6 +49,7 @@ class FakeServer:
         self.replies: list[Reply | Handler] = []
         self.arrived = asyncio.Event()
         self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
         self.url = ""
 
     def script(self, *replies: Reply | Handler) -> None:
@@ -62,9 +63,12 @@ class FakeServer:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+            for writer in self._writers:
+                writer.close()
             await self._server.wait_closed()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
         try:
             while request := await _read(reader):
                 self.requests.append(request)
@@ -76,6 +80,7 @@ class FakeServer:
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
+            self._writers.discard(writer)
             writer.close()
 
     async def _reply_for(self, request: Received) -> Reply:

@@ -50,3 +50,9 @@ def test_never_cut_inside_a_character(text: str) -> None:
 def test_cut_prefers_a_word_boundary() -> None:
     out = cut("aaaa " * 40, 52)
     assert out == "aaaa " * 9 + "aaaa…"
+
+
+def test_a_single_result_with_a_url_keeps_it_as_its_source():
+    page = {"url": "https://example.org/a", "title": "A", "text": "body"}
+    assert summarize(page, 900).sources == ("https://example.org/a",)
+    assert summarize({"url": "not a link", "text": "x"}, 900).sources == ()

@@ -28,7 +28,7 @@ def summarize(value: Any, budget: int) -> Summary:
     header, items = _split(value)
     if items is None:
         text = value if isinstance(value, str) else _dump(value)
-        return Summary(cut(text, budget), ())
+        return Summary(cut(text, budget), _own_url(value))
     lines = [header] if header else []
     sources: list[str] = []
     shown = 0
@@ -47,6 +47,15 @@ def summarize(value: Any, budget: int) -> Summary:
     if shown < len(items):
         lines.append(f"(+{len(items) - shown} more)")
     return Summary(cut("\n".join(lines), budget), tuple(sources))
+
+
+def _own_url(value: Any) -> tuple[str, ...]:
+    """The URL of a single result (a fetched page), as its source."""
+    if isinstance(value, Mapping):
+        url = next((value[k] for k in _URL_KEYS if isinstance(value.get(k), str)), None)
+        if url and url.startswith(("http://", "https://")):
+            return (url,)
+    return ()
 
 
 def _size(lines: list[str]) -> int:
