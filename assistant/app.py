@@ -6,15 +6,23 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal, assert_never
+from typing import Literal, TextIO, assert_never
 from zoneinfo import ZoneInfo
 
+import aiosqlite
+
 from assistant import __version__
+from assistant.agent import Agent, AgentSettings, Answer, Person, TextSoFar, Turns
+from assistant.agent.events import AgentEvent
+from assistant.clock import Clock
 from assistant.config import Config
 from assistant.db import FILE_NAME, open_database, user_version
 from assistant.errors import ScheduleError
+from assistant.llm.provider import build_model
+from assistant.memory.audit import AuditLog
+from assistant.memory.conversation import Conversations
 from assistant.tasks import Parsed, SchedulerSettings, next_after, parse_once, parse_recurring
-from assistant.tools import Registry
+from assistant.tools import Executor, Registry
 from assistant.tools.builtin import builtin_tools
 
 CatalogueFormat = Literal["text", "openai", "anthropic"]
@@ -48,6 +56,80 @@ def catalogue(config: Config, form: CatalogueFormat) -> str:
     if form == "anthropic":
         return json.dumps(registry.anthropic_tools(), indent=2)
     assert_never(form)
+
+
+def agent_settings(config: Config) -> AgentSettings:
+    """The agent's bounds from the ``[llm]`` section."""
+    llm = config.llm
+    return AgentSettings(
+        max_steps=llm.max_steps,
+        corrections=llm.corrections_per_turn,
+        llm_timeout=llm.timeout_seconds * (llm.retries + 1) + 5,
+        history_tokens=llm.history_tokens,
+        stream=llm.stream,
+    )
+
+
+def build_executor(config: Config, conn: aiosqlite.Connection, clock: Clock) -> Executor:
+    """The registry's tools behind the executor, audited into the database."""
+    return Executor(
+        build_registry(config),
+        AuditLog(conn, clock),
+        max_concurrency=config.tools.max_concurrency,
+        timeout=config.tools.timeout_seconds,
+        summary_chars=config.tools.summary_chars,
+        summary_chars_per_tool=config.tools.summary_chars_per_tool,
+    )
+
+
+async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
+    """One turn from the command line, streamed to ``out``; risky tools are refused."""
+    conn = await open_database(setup.database_path())
+    try:
+        model = build_model(setup.config, conn)
+        agent = Agent(
+            model,
+            build_executor(setup.config, conn, clock),
+            Conversations(conn, clock),
+            clock,
+            settings=agent_settings(setup.config),
+        )
+        turns = Turns(agent, turn_timeout=setup.config.llm.turn_timeout_seconds)
+        printer = _Printer(out)
+        person = Person(0, 0, setup.config.assistant.timezone, "the operator")
+        answer = await turns.reply(person, text, printer.show)
+        printer.finish(answer)
+        await model.close()
+        return answer
+    finally:
+        await conn.close()
+
+
+class _Printer:
+    """Streams each step's text as it grows, then what the finished answer adds to it."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._shown = ""
+
+    async def show(self, event: AgentEvent) -> None:
+        if not isinstance(event, TextSoFar):
+            return
+        if not event.text.startswith(self._shown):  # a new step's text
+            self._out.write("\n")
+            self._shown = ""
+        self._out.write(event.text[len(self._shown) :])
+        self._out.flush()
+        self._shown = event.text
+
+    def finish(self, answer: Answer) -> None:
+        before, found, after = answer.text.partition(self._shown) if self._shown else ("", "", "")
+        if not found:
+            self._out.write(("\n" if self._shown else "") + answer.text + "\n")
+            return
+        self._out.write(after + "\n")  # the sources, if any
+        if before.strip():
+            self._out.write(before.strip() + "\n")  # notices, printed after the stream
 
 
 def scheduler_settings(config: Config) -> SchedulerSettings:

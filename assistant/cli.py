@@ -33,6 +33,10 @@ def parser() -> argparse.ArgumentParser:
         "text", help="e.g. 'in 5m', 'tomorrow 9am', 'weekdays 6pm', '*/15 * * * *'"
     )
     schedule.add_argument("--tz", help="IANA timezone (default: assistant.timezone)")
+    ask = commands.add_parser(
+        "ask", help="one turn with the model and the tools (risky ones refused)"
+    )
+    ask.add_argument("text", help="what to ask, e.g. 'what time is it in Tokyo?'")
     return top
 
 
@@ -51,6 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.command == "tools":
             print(app.catalogue(config, args.format))
+        elif args.command == "ask":
+            answer = asyncio.run(app.ask(setup, args.text, SystemClock(), sys.stdout))
+            return 0 if answer.ending in ("answered", "max_steps") else 1
         elif args.command == "schedule":
             print(app.preview_schedule(config, args.text, args.tz, SystemClock().now()))
         else:

@@ -73,6 +73,12 @@ class LLMSettings(_Section):
     max_steps: int = Field(default=5, ge=1, le=50)
     corrections_per_turn: int = Field(default=1, ge=0, le=10)
     timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    stream: bool = True
+    max_tokens: int = Field(default=1024, ge=16, le=200_000)
+    history_tokens: int = Field(default=6000, ge=500, le=1_000_000)
+    turn_timeout_seconds: float = Field(default=300.0, gt=0, le=3600)
+    retries: int = Field(default=2, ge=0, le=10)
+    retry_max_wait_seconds: float = Field(default=30.0, ge=0, le=600)
 
 
 class ToolSettings(_Section):

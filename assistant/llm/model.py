@@ -24,6 +24,10 @@ class Model(Protocol):
         """Answer ``request`` as text deltas followed by the final completion."""
         ...
 
+    async def close(self) -> None:
+        """Let go of connections."""
+        ...
+
 
 async def single(completion: Completion) -> AsyncIterator[StreamEvent]:
     """The stream of a model or mode that cannot stream: one final event."""

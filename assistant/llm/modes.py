@@ -96,6 +96,10 @@ class ToolModeModel:
         """The wrapped model's name."""
         return self._inner.name
 
+    async def close(self) -> None:
+        """Close the wrapped model."""
+        await self._inner.close()
+
     async def mode(self) -> ToolMode:
         """The mode the next request goes out in."""
         if self._configured != "auto":

@@ -1,0 +1,81 @@
+"""The configured model: its provider's adapter, the key from the environment, the tool mode."""
+
+from __future__ import annotations
+
+import os
+
+import aiosqlite
+
+from assistant.config import Config, LLMSettings
+from assistant.errors import ConfigError, LLMAuthError
+from assistant.llm.failures import Endpoint, RetryPolicy
+from assistant.llm.model import Model
+from assistant.llm.modes import StoredModes, ToolModeModel
+
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
+HOW_TO_CONFIGURE = (
+    "Set the key in ${env}, or point the assistant at another model in config.toml: "
+    '[llm] base_url = "http://localhost:11434/v1" for Ollama (any key), or '
+    'provider = "anthropic" with ANTHROPIC_API_KEY.'
+)
+
+
+def endpoint(settings: LLMSettings) -> Endpoint:
+    """Where the model lives; Anthropic gets its own URL and key variable unless set."""
+    if settings.provider == "anthropic":
+        url = (
+            ANTHROPIC_DEFAULT_URL if settings.base_url == OPENAI_DEFAULT_URL else settings.base_url
+        )
+        env = (
+            "ANTHROPIC_API_KEY"
+            if settings.api_key_env == "OPENAI_API_KEY"
+            else settings.api_key_env
+        )
+        return Endpoint("anthropic", settings.model, url, env)
+    return Endpoint("openai", settings.model, settings.base_url, settings.api_key_env)
+
+
+def api_key(where: Endpoint) -> str:
+    """The key from its variable; only OpenAI's own API and Anthropic insist on one."""
+    key = os.environ.get(where.key_env, "").strip()
+    needs_key = where.provider == "anthropic" or where.base_url == OPENAI_DEFAULT_URL
+    if not key and needs_key:
+        raise LLMAuthError(
+            f"No API key for the model: ${where.key_env} is empty. "
+            + HOW_TO_CONFIGURE.format(env=where.key_env)
+        )
+    return key
+
+
+def build_model(config: Config, conn: aiosqlite.Connection) -> ToolModeModel:
+    """The configured model, wrapped in its tool mode, remembering fallbacks in the database."""
+    settings = config.llm
+    where = endpoint(settings)
+    key = api_key(where)
+    retry = RetryPolicy(retries=settings.retries, max_delay=settings.retry_max_wait_seconds)
+    if where.provider == "anthropic":
+        try:
+            from assistant.llm.anthropic import AnthropicModel
+        except ImportError:
+            raise ConfigError(
+                "llm.provider = 'anthropic' needs the extra: pip install 'assistant[anthropic]'"
+            ) from None
+        adapter: Model = AnthropicModel(
+            where,
+            key,
+            timeout=settings.timeout_seconds,
+            max_tokens=settings.max_tokens,
+            retry=retry,
+        )
+    else:
+        from assistant.llm.openai import OpenAIModel
+
+        adapter = OpenAIModel(
+            where,
+            key,
+            timeout=settings.timeout_seconds,
+            max_tokens=settings.max_tokens,
+            retry=retry,
+        )
+    return ToolModeModel(adapter, settings.tool_mode, StoredModes(conn))

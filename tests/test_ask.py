@@ -1,0 +1,75 @@
+"""`assistant ask`: one turn through the configured model, streamed to the terminal."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from fakehttp import fake_server
+from llm_fixtures import call, chat_reply, chat_stream
+
+from assistant import app
+from assistant.cli import main
+from assistant.config import parse_config
+from assistant.errors import ConfigError
+
+
+def setup_for(tmp_path, url: str, **llm) -> app.Setup:
+    raw = {
+        "assistant": {"data_dir": str(tmp_path), "timezone": "Asia/Tokyo"},
+        "llm": {"base_url": url, "api_key_env": "TEST_LLM_KEY", **llm},
+    }
+    return app.Setup(parse_config(raw), "test", tmp_path)
+
+
+async def test_ask_streams_the_answer_after_a_tool_call(tmp_path, monkeypatch, clock):
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-local")
+    async with fake_server() as server:
+        server.script(
+            chat_stream((), (call("c1", "get_current_time", {}),)),
+            chat_stream(
+                ("It is ", "18:26 in Tokyo."),
+            ),
+        )
+        out = io.StringIO()
+        answer = await app.ask(setup_for(tmp_path, f"{server.url}/v1"), "time?", clock, out)
+    assert answer.ending == "answered" and out.getvalue() == "It is 18:26 in Tokyo.\n"
+    assert server.requests[0].headers["authorization"] == "Bearer sk-local"
+    assert "Asia/Tokyo" in server.requests[0].json()["messages"][0]["content"]
+
+
+async def test_ask_without_streaming_prints_the_whole_answer(tmp_path, monkeypatch, clock):
+    monkeypatch.setenv("TEST_LLM_KEY", "k")
+    async with fake_server() as server:
+        server.script(chat_reply("Hello."))
+        out = io.StringIO()
+        await app.ask(setup_for(tmp_path, f"{server.url}/v1", stream=False), "hi", clock, out)
+    assert out.getvalue() == "Hello.\n"
+
+
+def test_ask_without_a_key_says_how_to_configure_a_model(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", "hi"]) == 2
+    error = capsys.readouterr().err
+    assert "$OPENAI_API_KEY is empty" in error and "Ollama" in error
+
+
+async def test_anthropic_gets_its_own_url_and_key_variable(tmp_path, monkeypatch, clock):
+    from assistant.llm.provider import endpoint
+
+    config = parse_config({"llm": {"provider": "anthropic", "model": "claude-x"}})
+    where = endpoint(config.llm)
+    assert (where.base_url, where.key_env) == ("https://api.anthropic.com", "ANTHROPIC_API_KEY")
+
+
+def test_a_missing_anthropic_extra_is_a_config_error(tmp_path, monkeypatch):
+    import sys
+
+    from assistant.llm.provider import build_model
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setitem(sys.modules, "assistant.llm.anthropic", None)
+    config = parse_config({"llm": {"provider": "anthropic"}})
+    with pytest.raises(ConfigError, match=r"assistant\[anthropic\]"):
+        build_model(config, None)  # type: ignore[arg-type]
