@@ -94,6 +94,7 @@ MIGRATIONS: tuple[str, ...] = (
         tool        TEXT,
         is_error    INTEGER NOT NULL DEFAULT 0,
         audit_id    INTEGER,
+        tokens      INTEGER NOT NULL DEFAULT 0,
         created_at  TEXT    NOT NULL
     );
     CREATE INDEX idx_messages_chat ON messages (chat_id, session, id);

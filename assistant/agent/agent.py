@@ -18,7 +18,6 @@ from assistant.agent.untrusted import frame
 from assistant.clock import Clock
 from assistant.errors import LLMError, LLMUnavailableError
 from assistant.llm.model import Model
-from assistant.llm.tokens import ApproxCounter, TokenCounter
 from assistant.llm.types import (
     AssistantMessage,
     Completion,
@@ -86,7 +85,6 @@ class Agent:
         *,
         approver: Approver | None = None,
         settings: AgentSettings | None = None,
-        counter: TokenCounter | None = None,
     ) -> None:
         self._model = model
         self._executor = executor
@@ -94,7 +92,6 @@ class Agent:
         self._clock = clock
         self._approver = approver or DenyAll()
         self._settings = settings or AgentSettings()
-        self._counter = counter or ApproxCounter()
 
     async def reply(self, person: Person, text: str, sink: EventSink | None = None) -> Answer:
         """Answer ``text``; the turn is stored even when it fails or is cancelled."""
@@ -115,8 +112,8 @@ class Agent:
         context = ToolContext(
             person.user_id, person.chat_id, request_id, person.timezone, self._clock
         )
-        stored = await self._conversations.history(person.chat_id)
-        history = fit(stored, self._settings.history_tokens, self._counter)
+        budget = self._settings.history_tokens
+        history = fit(await self._conversations.recent(person.chat_id, budget), budget)
         return _Turn(person, context, history, sink, new=[UserMessage(text)])
 
     async def _run(self, turn: _Turn) -> Answer:

@@ -7,45 +7,53 @@ from collections.abc import Sequence
 from assistant.llm.tokens import TokenCounter, message_tokens
 from assistant.llm.types import AssistantMessage, Message, ToolMessage
 
+Costed = tuple[Message, int]
 
-def fit(messages: Sequence[Message], budget: int, counter: TokenCounter) -> list[Message]:
+
+def costed(messages: Sequence[Message], counter: TokenCounter) -> list[Costed]:
+    """Messages with their token costs, for callers that do not have them stored."""
+    return [(m, message_tokens(m, counter)) for m in messages]
+
+
+def fit(items: Sequence[Costed], budget: int) -> list[Message]:
     """The newest whole exchanges that fit in ``budget`` tokens, oldest first.
 
     An assistant message with calls and the results that follow it form one unit: both go in
     or neither does. The newest unit always goes in, even over the budget.
     """
-    kept: list[list[Message]] = []
+    kept: list[list[Costed]] = []
     spent = 0
-    for unit in reversed(_units(messages)):
-        cost = sum(message_tokens(m, counter) for m in unit)
+    for unit in reversed(_units(items)):
+        cost = sum(tokens for _, tokens in unit)
         if kept and spent + cost > budget:
             break
         kept.append(unit)
         spent += cost
-    return [m for unit in reversed(kept) for m in unit]
+    return [message for unit in reversed(kept) for message, _ in unit]
 
 
-def _units(messages: Sequence[Message]) -> list[list[Message]]:
-    units: list[list[Message]] = []
-    for message in messages:
+def _units(items: Sequence[Costed]) -> list[list[Costed]]:
+    units: list[list[Costed]] = []
+    for item in items:
+        message = item[0]
         if isinstance(message, ToolMessage):
             if units and _answers(units[-1], message):
-                units[-1].append(message)
+                units[-1].append(item)
             # a result whose call is gone (cut off in storage) is dropped
             continue
-        units.append([message])
+        units.append([item])
     return [u for u in units if _complete(u)]
 
 
-def _answers(unit: list[Message], result: ToolMessage) -> bool:
-    head = unit[0]
+def _answers(unit: list[Costed], result: ToolMessage) -> bool:
+    head = unit[0][0]
     return isinstance(head, AssistantMessage) and any(c.id == result.call_id for c in head.calls)
 
 
-def _complete(unit: list[Message]) -> bool:
+def _complete(unit: list[Costed]) -> bool:
     """A unit with calls must hold a result for each, or a model will refuse it."""
-    head = unit[0]
+    head = unit[0][0]
     if not isinstance(head, AssistantMessage) or not head.calls:
         return True
-    answered = {m.call_id for m in unit[1:] if isinstance(m, ToolMessage)}
+    answered = {m.call_id for m, _ in unit[1:] if isinstance(m, ToolMessage)}
     return all(c.id in answered for c in head.calls)

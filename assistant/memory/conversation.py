@@ -14,27 +14,41 @@ import aiosqlite
 
 from assistant.clock import Clock
 from assistant.db import transaction
+from assistant.llm.tokens import ApproxCounter, TokenCounter
 from assistant.llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 
-HISTORY_ROWS = 400  # read back at most this many; the token budget cuts further
+PAGE_ROWS = 64  # history is read newest first, a page at a time, until the budget is full
+MAX_ROWS = 2000
 
 
 class Conversations:
     """Reads and appends the messages of each chat's current session."""
 
-    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
+    def __init__(
+        self, conn: aiosqlite.Connection, clock: Clock, counter: TokenCounter | None = None
+    ) -> None:
         self._conn = conn
         self._clock = clock
+        self._counter = counter or ApproxCounter()
 
-    async def history(self, chat_id: int, limit: int = HISTORY_ROWS) -> list[Message]:
+    async def history(self, chat_id: int, budget: int = 1_000_000) -> list[Message]:
         """The latest messages of the chat's current session, oldest first."""
+        return [message for message, _ in await self.recent(chat_id, budget)]
+
+    async def recent(self, chat_id: int, budget: int) -> list[tuple[Message, int]]:
+        """The latest messages with their token costs, oldest first: ``budget`` tokens and
+        a little more, so that the caller can cut at a whole exchange."""
+        rows: list[aiosqlite.Row] = []
+        spent = 0
         async with self._conn.execute(
             "SELECT m.* FROM messages m JOIN chats c ON c.chat_id = m.chat_id "
             "AND c.session = m.session WHERE m.chat_id = ? ORDER BY m.id DESC LIMIT ?",
-            (chat_id, limit),
+            (chat_id, MAX_ROWS),
         ) as cursor:
-            rows = await cursor.fetchall()
-        return [_message(row) for row in reversed(list(rows))]
+            while spent <= budget and (page := await cursor.fetchmany(PAGE_ROWS)):
+                rows.extend(page)
+                spent += sum(row["tokens"] for row in page)
+        return [(_message(row), int(row["tokens"])) for row in reversed(rows)]
 
     async def append(
         self,

@@ -19,6 +19,7 @@ class Registry:
         self, tools: Iterable[Tool] = (), *, allow: Iterable[str] = (), deny: Iterable[str] = ()
     ) -> None:
         self._tools: dict[str, Tool] = {}
+        self._specs: list[ToolSpec] | None = None
         for item in tools:
             self.register(item)
         self._allow = frozenset(allow)
@@ -31,6 +32,7 @@ class Registry:
         if item.name in self._tools:
             raise ValueError(f"a tool named {item.name!r} is already registered")
         self._tools[item.name] = item
+        self._specs = None
 
     def _check_names(self, key: str, names: frozenset[str]) -> None:
         unknown = sorted(names - self._tools.keys())
