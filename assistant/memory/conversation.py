@@ -14,7 +14,7 @@ import aiosqlite
 
 from assistant.clock import Clock
 from assistant.db import transaction
-from assistant.llm.tokens import ApproxCounter, TokenCounter
+from assistant.llm.tokens import ApproxCounter, TokenCounter, message_tokens
 from assistant.llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 
 PAGE_ROWS = 64  # history is read newest first, a page at a time, until the budget is full
@@ -65,10 +65,16 @@ class Conversations:
             session = await _session(conn, chat_id, user_id)
             await conn.executemany(
                 "INSERT INTO messages (chat_id, user_id, session, turn_id, role, content, calls,"
-                " call_id, tool, is_error, audit_id, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(chat_id, user_id, session, turn_id, *_columns(m, audits), at) for m in messages],
+                " call_id, tool, is_error, audit_id, tokens, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (chat_id, user_id, session, turn_id, *_columns(m, audits), self._cost(m), at)
+                    for m in messages
+                ],
             )
+
+    def _cost(self, message: Message) -> int:
+        return message_tokens(message, self._counter)
 
     async def clear(self, chat_id: int, user_id: int) -> None:
         """Start a new session: earlier messages are kept but no longer sent to the model."""
