@@ -198,6 +198,7 @@ async def status(setup: Setup) -> str:
             f"tools:    {', '.join(registry.names()) or 'none'}",
             "",
             "`assistant tools` prints the catalogue the model reads;",
-            "`assistant schedule 'weekdays 6pm'` shows how a schedule is read.",
+            "`assistant schedule 'weekdays 6pm'` shows how a schedule is read;",
+            f"`assistant ask 'what time is it?'` asks {setup.config.llm.model} once.",
         ]
     )
