@@ -9,7 +9,7 @@ from agent_fixtures import ME, build_rig
 from fakehttp import Reply, fake_server
 from llm_fixtures import call, chat_reply, chat_stream, error_reply
 
-from assistant.agent import AgentSettings, Person, TextSoFar, ToolFinished, ToolStarted
+from assistant.agent import AgentSettings, Done, Person, TextSoFar, ToolFinished, ToolStarted
 from assistant.llm.types import AssistantMessage, ToolMessage, UserMessage
 
 
@@ -244,6 +244,7 @@ async def test_a_streamed_answer_with_a_streamed_tool_call(server, conn, clock):
         ToolFinished("c1", "get_time", True),
         TextSoFar("It is "),
         TextSoFar("It is 10:26."),
+        Done(answer),
     ]
     await rig.inner.close()
 

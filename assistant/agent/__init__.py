@@ -2,17 +2,27 @@
 
 from assistant.agent.agent import Agent, AgentSettings, Person
 from assistant.agent.approval import ApprovalRequest, Approver, Decision, DenyAll
-from assistant.agent.events import Answer, EventSink, TextSoFar, ToolFinished, ToolStarted
+from assistant.agent.events import (
+    AgentEvent,
+    Answer,
+    Done,
+    EventSink,
+    TextSoFar,
+    ToolFinished,
+    ToolStarted,
+)
 from assistant.agent.turns import Turns
 
 __all__ = [
     "Agent",
+    "AgentEvent",
     "AgentSettings",
     "Answer",
     "ApprovalRequest",
     "Approver",
     "Decision",
     "DenyAll",
+    "Done",
     "EventSink",
     "Person",
     "TextSoFar",

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field, replace
 
 from assistant.agent.approval import ApprovalRequest, Approver, Decision, DenyAll
 from assistant.agent.citations import cite
-from assistant.agent.events import Answer, EventSink, TextSoFar, ToolFinished, ToolStarted
+from assistant.agent.events import (
+    Answer,
+    Done,
+    EventSink,
+    TextSoFar,
+    ToolFinished,
+    ToolStarted,
+)
 from assistant.agent.history import fit
 from assistant.agent.prompt import system_prompt
 from assistant.agent.untrusted import frame
@@ -105,6 +112,8 @@ class Agent:
             raise
         finally:
             await asyncio.shield(self._store(turn))
+        if sink is not None:
+            await sink(Done(answer))
         return answer
 
     async def _start(self, person: Person, text: str, sink: EventSink | None) -> _Turn:

@@ -30,10 +30,6 @@ class ToolFinished:
     ok: bool
 
 
-AgentEvent = TextSoFar | ToolStarted | ToolFinished
-EventSink = Callable[[AgentEvent], Awaitable[None]]
-
-
 @dataclass(frozen=True)
 class Answer:
     """The end of a turn: the text for the user, how many model calls it took, how it ended."""
@@ -42,3 +38,14 @@ class Answer:
     steps: int = 0
     ending: str = "answered"  # answered | max_steps | invalid | stopped | timeout | error
     sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Done:
+    """The turn is over; its answer."""
+
+    answer: Answer
+
+
+AgentEvent = TextSoFar | ToolStarted | ToolFinished | Done
+EventSink = Callable[[AgentEvent], Awaitable[None]]
