@@ -12,6 +12,8 @@ user or model only ever sees a generic message with a reference.
     │   ├── UnknownToolError        a call named a tool that does not exist or is not allowed
     │   ├── ToolArgumentError       a call's arguments do not fit the tool's schema
     │   ├── ToolError               a tool refused its (valid) input; raised by tools themselves
+    │   │   └── FetchError          an outgoing request failed: network, status, size, type
+    │   │       └── BlockedError    the address is private or local and not allow-listed
     │   ├── ScheduleError           schedule text that cannot be read; quotes it, shows the forms
     │   └── TaskError               a task operation refused: over a limit, wrong state
     │       └── TaskNotFoundError   no such task for this user (another user's is not found either)
@@ -63,6 +65,14 @@ class ToolArgumentError(ModelError):
 
 class ToolError(ModelError):
     """A tool refused its input for a reason the model can act on (a bad date, a missing id)."""
+
+
+class FetchError(ToolError):
+    """An outgoing HTTP request failed; the message says how, for the model."""
+
+
+class BlockedError(FetchError):
+    """The request would reach a private or local address that is not allow-listed."""
 
 
 class ScheduleError(ModelError):

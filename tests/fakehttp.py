@@ -35,6 +35,8 @@ class Reply:
     json: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     events: Sequence[Any] | None = None
+    raw: bytes | None = None  # a body sent as is (set content-type in headers)
+    trickle: asyncio.Event | None = None  # send the headers, then wait for this before the body
     hold: asyncio.Event | None = None  # wait for this before answering (a slow server)
 
 
@@ -110,6 +112,16 @@ async def _read(reader: asyncio.StreamReader) -> Received | None:
 async def _write(writer: asyncio.StreamWriter, reply: Reply) -> None:
     head = [f"HTTP/1.1 {reply.status} X"]
     head += [f"{k}: {v}" for k, v in reply.headers.items()]
+    if reply.raw is not None:
+        head.append(f"content-length: {len(reply.raw)}")
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        if reply.trickle is not None:
+            writer.write(reply.raw[:1])
+            await writer.drain()
+            await reply.trickle.wait()
+        writer.write(reply.raw[1:] if reply.trickle is not None else reply.raw)
+        await writer.drain()
+        return
     if reply.events is None:
         body = json.dumps(reply.json).encode()
         head += ["content-type: application/json", f"content-length: {len(body)}"]
