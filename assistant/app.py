@@ -17,11 +17,11 @@ from assistant.agent.events import AgentEvent
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.db import FILE_NAME, open_database, user_version
-from assistant.errors import ScheduleError
 from assistant.llm.provider import build_model
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
-from assistant.tasks import Parsed, SchedulerSettings, next_after, parse_once, parse_recurring
+from assistant.tasks import Parsed, SchedulerSettings, next_after
+from assistant.tasks.text import read_schedule as read_any_schedule
 from assistant.tools import Executor, Registry
 from assistant.tools.builtin import builtin_tools
 
@@ -154,15 +154,8 @@ def scheduler_settings(config: Config) -> SchedulerSettings:
 
 def read_schedule(config: Config, text: str, zone: str, now: datetime) -> Parsed:
     """Read schedule text as a one-shot, else as a recurring schedule."""
-    try:
-        return parse_once(text, zone, now)
-    except ScheduleError as once_error:
-        minimum = timedelta(seconds=config.scheduler.min_interval_seconds)
-        try:
-            return parse_recurring(text, zone, now, minimum)
-        except ScheduleError as recurring_error:
-            recurring = "recurring schedule" in str(once_error)
-            raise (recurring_error if recurring else once_error) from None
+    minimum = timedelta(seconds=config.scheduler.min_interval_seconds)
+    return read_any_schedule(text, zone, now, minimum)
 
 
 def preview_schedule(config: Config, text: str, zone: str | None, now: datetime) -> str:

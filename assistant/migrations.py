@@ -105,4 +105,21 @@ MIGRATIONS: tuple[str, ...] = (
         since   TEXT NOT NULL
     );
     """,
+    # 4: notes, and full-text indexes over notes and conversations (CJK indexed per character).
+    """
+    CREATE TABLE notes (
+        id          INTEGER PRIMARY KEY,
+        user_id     INTEGER NOT NULL,
+        content     TEXT    NOT NULL,
+        tags        TEXT    NOT NULL DEFAULT '[]',
+        created_at  TEXT    NOT NULL
+    );
+    CREATE INDEX idx_notes_user ON notes (user_id, id);
+    CREATE VIRTUAL TABLE notes_fts USING fts5 (
+        body, tags, tokenize = 'unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE messages_fts USING fts5 (
+        body, tokenize = 'unicode61 remove_diacritics 2'
+    );
+    """,
 )

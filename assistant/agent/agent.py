@@ -92,6 +92,7 @@ class Agent:
         *,
         approver: Approver | None = None,
         settings: AgentSettings | None = None,
+        services: object = None,
     ) -> None:
         self._model = model
         self._executor = executor
@@ -99,6 +100,7 @@ class Agent:
         self._clock = clock
         self._approver = approver or DenyAll()
         self._settings = settings or AgentSettings()
+        self._services = services
 
     async def reply(self, person: Person, text: str, sink: EventSink | None = None) -> Answer:
         """Answer ``text``; the turn is stored even when it fails or is cancelled."""
@@ -119,7 +121,7 @@ class Agent:
     async def _start(self, person: Person, text: str, sink: EventSink | None) -> _Turn:
         request_id = uuid.uuid4().hex[:12]
         context = ToolContext(
-            person.user_id, person.chat_id, request_id, person.timezone, self._clock
+            person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
         )
         budget = self._settings.history_tokens
         history = fit(await self._conversations.recent(person.chat_id, budget), budget)
@@ -184,11 +186,10 @@ class Agent:
         if isinstance(item, ToolResult):
             return item
         tool = item.tool
-        if tool.needs_approval:
-            reason = f"{tool.name} is a {tool.risk}-risk action"
-        elif turn.tainted and not tool.read_only:
+        reason = tool.approval_reason(item.arguments)
+        if reason is None and turn.tainted and not tool.read_only:
             reason = "this turn has read outside content, and this call changes something"
-        else:
+        if reason is None:
             return item
         decision = await self._decide(turn, item, reason)
         if decision.approved:

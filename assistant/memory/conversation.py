@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import aiosqlite
@@ -16,7 +17,14 @@ from assistant.clock import Clock
 from assistant.db import transaction
 from assistant.llm.tokens import ApproxCounter, TokenCounter, message_tokens
 from assistant.llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from assistant.memory.fts import MARK_CLOSE, MARK_OPEN, match_query, segment, unsegment
+from assistant.memory.notes import Found
 
+_INSERT = (
+    "INSERT INTO messages (chat_id, user_id, session, turn_id, role, content, calls,"
+    " call_id, tool, is_error, audit_id, tokens, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 PAGE_ROWS = 64  # history is read newest first, a page at a time, until the budget is full
 MAX_ROWS = 2000
 
@@ -63,15 +71,42 @@ class Conversations:
         audits = audit_ids or {}
         async with transaction(self._conn) as conn:
             session = await _session(conn, chat_id, user_id)
-            await conn.executemany(
-                "INSERT INTO messages (chat_id, user_id, session, turn_id, role, content, calls,"
-                " call_id, tool, is_error, audit_id, tokens, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (chat_id, user_id, session, turn_id, *_columns(m, audits), self._cost(m), at)
-                    for m in messages
-                ],
+            for message in messages:
+                row = (chat_id, user_id, session, turn_id, *_columns(message, audits))
+                cursor = await conn.execute(_INSERT, (*row, self._cost(message), at))
+                if not isinstance(message, ToolMessage) and (text := _text(message)):
+                    await conn.execute(
+                        "INSERT INTO messages_fts (rowid, body) VALUES (?, ?)",
+                        (cursor.lastrowid, segment(text)),
+                    )
+
+    async def search(
+        self, user_id: int, query: str, chat_id: int | None = None, limit: int = 5
+    ) -> list[Found]:
+        """The user's past messages that match ``query`` (in one chat, or all), best first."""
+        expression = match_query(query)
+        if expression is None:
+            return []
+        where = "AND m.chat_id = ?" if chat_id is not None else ""
+        async with self._conn.execute(
+            "SELECT m.id, m.created_at, m.role, bm25(messages_fts) AS rank, "
+            f"snippet(messages_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) AS snip "
+            "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+            f"WHERE messages_fts MATCH ? AND m.user_id = ? {where} ORDER BY rank LIMIT ?",
+            (expression, user_id, *([chat_id] if chat_id is not None else []), limit),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [
+            Found(
+                "message",
+                row["id"],
+                datetime.fromisoformat(row["created_at"]),
+                unsegment(row["snip"]),
+                row["rank"],
+                "you said" if row["role"] == "user" else "I said",
             )
+            for row in rows
+        ]
 
     def _cost(self, message: Message) -> int:
         return message_tokens(message, self._counter)
@@ -109,6 +144,10 @@ def _columns(message: Message, audits: Mapping[str, int]) -> tuple[Any, ...]:
             return ("assistant", text, encoded, None, None, 0, None)
         case ToolMessage(call_id=call_id, name=name, content=content, is_error=is_error):
             return ("tool", content, "[]", call_id, name, int(is_error), audits.get(call_id))
+
+
+def _text(message: Message) -> str:
+    return message.text if isinstance(message, UserMessage | AssistantMessage) else ""
 
 
 def _message(row: aiosqlite.Row) -> Message:

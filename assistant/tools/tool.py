@@ -27,6 +27,7 @@ class ToolContext:
     request_id: str
     timezone: str = "UTC"
     clock: Clock = field(default_factory=SystemClock)
+    services: Any = None  # the tools' Services; typed there, to keep this module below them
 
     def local_now(self) -> datetime:
         """Return the current time in the user's timezone."""
@@ -51,6 +52,13 @@ class Tool:
     timeout: float | None = None
     summary_chars: int | None = None
     untrusted: bool = False
+    approval_when: Callable[[Mapping[str, Any]], str | None] | None = None
+
+    def approval_reason(self, arguments: Mapping[str, Any]) -> str | None:
+        """Why this call needs its owner's approval, or None when it does not."""
+        if self.needs_approval:
+            return f"{self.name} is a {self.risk}-risk action"
+        return self.approval_when(arguments) if self.approval_when else None
 
     async def invoke(self, context: ToolContext, arguments: Mapping[str, Any]) -> Any:
         """Run the tool's function with validated arguments and the call's context."""
@@ -86,6 +94,7 @@ def tool(
     timeout: float | None = None,
     summary_chars: int | None = None,
     untrusted: bool = False,
+    approval_when: Callable[[Mapping[str, Any]], str | None] | None = None,
 ) -> Callable[[ToolFunction], Tool]: ...
 
 
@@ -100,11 +109,13 @@ def tool(
     timeout: float | None = None,
     summary_chars: int | None = None,
     untrusted: bool = False,
+    approval_when: Callable[[Mapping[str, Any]], str | None] | None = None,
 ) -> Tool | Callable[[ToolFunction], Tool]:
     """Turn an async function into a Tool; usable bare (``@tool``) or with options.
 
     ``untrusted`` marks tools whose results carry outside content (pages, search results,
     HTTP bodies): the agent frames them as data, and side effects after them need approval.
+    ``approval_when`` decides from the validated arguments (an api_call that is not a GET).
     """
 
     def wrap(func: ToolFunction) -> Tool:
@@ -129,6 +140,7 @@ def tool(
             timeout=timeout,
             summary_chars=summary_chars,
             untrusted=untrusted,
+            approval_when=approval_when,
         )
 
     return wrap(fn) if fn is not None else wrap

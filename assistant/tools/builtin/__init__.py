@@ -3,9 +3,30 @@
 from __future__ import annotations
 
 from assistant.tools.builtin.clock import get_current_time
+from assistant.tools.builtin.memory import delete_note, list_notes, save_note, search_memory
+from assistant.tools.builtin.tasks import (
+    add_recurring_task,
+    add_reminder,
+    cancel_task,
+    list_tasks,
+    pause_task,
+    resume_task,
+)
 from assistant.tools.tool import Tool
 
 
 def builtin_tools() -> list[Tool]:
     """Every built-in tool, in the order the catalogue shows them."""
-    return [get_current_time]
+    return [
+        get_current_time,
+        add_reminder,
+        add_recurring_task,
+        list_tasks,
+        cancel_task,
+        pause_task,
+        resume_task,
+        save_note,
+        search_memory,
+        list_notes,
+        delete_note,
+    ]

@@ -1,0 +1,129 @@
+"""Notes a user keeps: saved, listed, deleted and searched by their owner only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import aiosqlite
+
+from assistant.clock import Clock
+from assistant.db import transaction
+from assistant.errors import ToolError
+from assistant.memory.fts import MARK_CLOSE, MARK_OPEN, match_query, segment, unsegment
+
+MAX_NOTE = 10_000
+MAX_TAGS = 10
+
+
+@dataclass(frozen=True)
+class Note:
+    """A saved note."""
+
+    id: int
+    content: str
+    tags: tuple[str, ...]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Found:
+    """A search hit: where it is from, when, and a snippet around the match."""
+
+    kind: str  # "note" or "message"
+    id: int
+    at: datetime
+    snippet: str
+    rank: float
+    detail: str = ""
+
+
+class Notes:
+    """The notes table and its full-text index, every statement scoped to the owner."""
+
+    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
+        self._conn = conn
+        self._clock = clock
+
+    async def add(self, user_id: int, content: str, tags: Sequence[str] = ()) -> Note:
+        """Save a note; empty or oversized content is refused."""
+        content, clean = _checked(content, tags)
+        at = self._clock.now()
+        async with transaction(self._conn) as conn:
+            cursor = await conn.execute(
+                "INSERT INTO notes (user_id, content, tags, created_at) VALUES (?, ?, ?, ?)",
+                (user_id, content, json.dumps(clean, ensure_ascii=False), at.isoformat()),
+            )
+            note_id = int(cursor.lastrowid or 0)
+            await conn.execute(
+                "INSERT INTO notes_fts (rowid, body, tags) VALUES (?, ?, ?)",
+                (note_id, segment(content), segment(" ".join(clean))),
+            )
+        return Note(note_id, content, tuple(clean), at)
+
+    async def list_notes(self, user_id: int, limit: int = 20) -> list[Note]:
+        """The user's latest notes."""
+        async with self._conn.execute(
+            "SELECT * FROM notes WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
+        ) as cursor:
+            return [_note(row) for row in await cursor.fetchall()]
+
+    async def delete(self, user_id: int, note_id: int) -> Note:
+        """Delete the user's note; another user's note is not found."""
+        async with transaction(self._conn) as conn:
+            async with conn.execute(
+                "DELETE FROM notes WHERE id = ? AND user_id = ? RETURNING *", (note_id, user_id)
+            ) as cursor:
+                row = await cursor.fetchone()
+            if row is None:
+                raise ToolError(f"you have no note {note_id}; list_notes shows yours")
+            await conn.execute("DELETE FROM notes_fts WHERE rowid = ?", (note_id,))
+        return _note(row)
+
+    async def search(self, user_id: int, query: str, limit: int = 5) -> list[Found]:
+        """The user's notes that match ``query``, best first (BM25)."""
+        expression = match_query(query)
+        if expression is None:
+            return []
+        async with self._conn.execute(
+            "SELECT n.id, n.created_at, n.tags, bm25(notes_fts) AS rank, "
+            f"snippet(notes_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) AS snip "
+            "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
+            "WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY rank LIMIT ?",
+            (expression, user_id, limit),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [
+            Found(
+                "note",
+                row["id"],
+                datetime.fromisoformat(row["created_at"]),
+                unsegment(row["snip"]),
+                row["rank"],
+                ", ".join(json.loads(row["tags"])),
+            )
+            for row in rows
+        ]
+
+
+def _checked(content: str, tags: Sequence[str]) -> tuple[str, list[str]]:
+    content = content.strip()
+    if not content:
+        raise ToolError("a note needs some content")
+    if len(content) > MAX_NOTE:
+        raise ToolError(f"a note is at most {MAX_NOTE:,} characters; this one has {len(content):,}")
+    clean = [t.strip().lstrip("#") for t in tags if t.strip().lstrip("#")]
+    if len(clean) > MAX_TAGS:
+        raise ToolError(f"at most {MAX_TAGS} tags per note")
+    return content, clean
+
+
+def _note(row: aiosqlite.Row) -> Note:
+    return Note(
+        row["id"],
+        row["content"],
+        tuple(json.loads(row["tags"])),
+        datetime.fromisoformat(row["created_at"]),
+    )

@@ -1,0 +1,218 @@
+"""Reminders and recurring tasks: schedule text in, the scheduler's parser decides.
+
+Confirmations give the local time, the human description and the task id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assistant.errors import ToolError
+from assistant.tasks import NewTask, Owner, Task, TaskStore
+from assistant.tasks.text import read_schedule
+from assistant.tools.services import Services, need, services_of
+from assistant.tools.tool import ToolContext, tool
+
+TaskType = Literal["reminder", "api_call", "web_search", "agent_task"]
+SAFE_RUNS: frozenset[str] = frozenset({"reminder", "web_search"})
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ReminderData(_Data):
+    """What a scheduled reminder says (its description, unless given)."""
+
+    text: str | None = Field(default=None, max_length=2000)
+
+
+class ApiCallData(_Data):
+    """An HTTP call to the user's own API."""
+
+    url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://")
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "GET"
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: str | dict[str, Any] | None = None
+
+
+class WebSearchData(_Data):
+    """A web search whose results are sent to the user."""
+
+    query: str = Field(min_length=1, max_length=500)
+    max_results: int = Field(default=5, ge=1, le=10)
+
+
+class AgentTaskData(_Data):
+    """A prompt the agent answers on schedule, with read-only tools fixed at creation."""
+
+    prompt: str = Field(min_length=1, max_length=4000)
+    tools: list[str] = Field(default_factory=list)
+
+
+DATA_MODELS: Mapping[str, type[_Data]] = {
+    "reminder": ReminderData,
+    "api_call": ApiCallData,
+    "web_search": WebSearchData,
+    "agent_task": AgentTaskData,
+}
+
+
+def execution_data(task_type: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw`` checked against its task type's fields; a clear error names what is wrong."""
+    try:
+        model = DATA_MODELS[task_type].model_validate(dict(raw))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'execution_data'}: {e['msg']}" for e in exc.errors()
+        )
+        fields = ", ".join(DATA_MODELS[task_type].model_fields)
+        raise ToolError(f"execution_data for {task_type}: {problems} (fields: {fields})") from None
+    return model.model_dump(exclude_none=True)
+
+
+def _recurring_approval(arguments: Mapping[str, Any]) -> str | None:
+    kind = arguments.get("task_type", "reminder")
+    if kind in SAFE_RUNS:
+        return None
+    return f"scheduling an {kind} runs it later without asking again"
+
+
+@tool
+async def add_reminder(context: ToolContext, when: str, message: str) -> str:
+    """Remind the user of something once (or on a schedule) at a time they name.
+
+    Args:
+        when: the time exactly as the user said it: "in 5m", "tomorrow 9am", "at 18:30",
+            "monday 10am", "2026-12-24 18:00"
+        message: what to remind them of
+    """
+    services, store = _store(context)
+    parsed = read_schedule(when, context.timezone, context.clock.now(), services.min_interval)
+    task = await store.add(
+        NewTask(_owner(context), "reminder", message, parsed, {"text": message.strip()})
+    )
+    return _confirmation("Reminder", task, context, parsed.description, parsed.note)
+
+
+@tool(approval_when=_recurring_approval)
+async def add_recurring_task(
+    context: ToolContext,
+    schedule: str,
+    description: str,
+    task_type: TaskType = "reminder",
+    execution_data: dict[str, Any] | None = None,
+) -> str:
+    """Schedule a recurring task: a reminder, an HTTP call, a web search or an agent prompt.
+
+    Args:
+        schedule: as the user said it: "every 15m", "daily 9am", "weekdays 18:00",
+            "mondays and thursdays 8:15", "1st of every month 9am", or cron "0 9 * * 1-5"
+        description: what it is, in the user's words
+        task_type: reminder, api_call, web_search or agent_task
+        execution_data: api_call {url, method, headers, body}; web_search {query};
+            agent_task {prompt}; reminder {text} (optional)
+    """
+    services, store = _store(context)
+    data = execution_data_for(task_type, execution_data or {}, description, context)
+    parsed = read_schedule(schedule, context.timezone, context.clock.now(), services.min_interval)
+    task = await store.add(NewTask(_owner(context), task_type, description, parsed, data))
+    kind = task_type.replace("_", " ").capitalize()
+    return _confirmation(kind, task, context, parsed.description, parsed.note)
+
+
+def execution_data_for(
+    task_type: str, raw: Mapping[str, Any], description: str, context: ToolContext
+) -> dict[str, Any]:
+    """The checked execution data; an agent task gets the read-only tools of now, for good."""
+    data = execution_data(task_type, raw)
+    if task_type == "agent_task":
+        data["tools"] = sorted(read_only_tools(context))
+    if task_type == "reminder":
+        data.setdefault("text", description)
+    return data
+
+
+def read_only_tools(context: ToolContext) -> set[str]:
+    """Names of the read-only tools a scheduled agent task may use."""
+    return set(services_of(context).read_only_tools)
+
+
+@tool(read_only=True)
+async def list_tasks(context: ToolContext) -> list[str]:
+    """List the user's active and paused tasks with their ids and next runs."""
+    _, store = _store(context)
+    tasks = await store.list_tasks(context.user_id)
+    if not tasks:
+        return ["You have no tasks."]
+    return [_line(task, context.timezone) for task in tasks]
+
+
+@tool
+async def cancel_task(context: ToolContext, task_id: str) -> str:
+    """Cancel one of the user's tasks for good.
+
+    Args:
+        task_id: the task's id, as list_tasks shows it
+    """
+    _, store = _store(context)
+    task = await store.cancel(context.user_id, task_id)
+    return f"Cancelled {task.id}: {task.description}"
+
+
+@tool
+async def pause_task(context: ToolContext, task_id: str) -> str:
+    """Pause one of the user's tasks until it is resumed.
+
+    Args:
+        task_id: the task's id
+    """
+    _, store = _store(context)
+    task = await store.pause(context.user_id, task_id)
+    return f"Paused {task.id}: {task.description}"
+
+
+@tool
+async def resume_task(context: ToolContext, task_id: str) -> str:
+    """Resume a paused task; runs missed while paused are skipped.
+
+    Args:
+        task_id: the task's id
+    """
+    _, store = _store(context)
+    task = await store.resume(context.user_id, task_id)
+    return _confirmation("Resumed", task, context, task.schedule_text, "")
+
+
+def _store(context: ToolContext) -> tuple[Services, TaskStore]:
+    services = services_of(context)
+    return services, need(services.tasks, "the task scheduler")
+
+
+def _owner(context: ToolContext) -> Owner:
+    return Owner(context.user_id, context.chat_id)
+
+
+def _confirmation(what: str, task: Task, context: ToolContext, schedule: str, note: str) -> str:
+    when = _local(task.next_run, context.timezone)
+    text = f"{what} {task.id}: {_describe(task)} — {schedule}; next {when}."
+    return f"{text} ({note})" if note else text
+
+
+def _describe(task: Task) -> str:
+    return task.description if task.kind == "reminder" else f"{task.kind}: {task.description}"
+
+
+def _line(task: Task, zone: str) -> str:
+    state = "" if task.status == "active" else f" [{task.status}]"
+    when = _local(task.next_run, zone)
+    return f"{task.id}: {_describe(task)} — {task.schedule_text}; next {when}{state}"
+
+
+def _local(moment: datetime, zone: str) -> str:
+    return f"{moment.astimezone(ZoneInfo(zone)):%a %d %b %Y %H:%M} ({zone})"

@@ -1,0 +1,119 @@
+"""Notes and conversation search: BM25 ranking, any script, owner scoping, snippets that cite."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.errors import ToolError
+from assistant.llm.types import AssistantMessage, ToolCall, UserMessage
+from assistant.memory.audit import AuditLog
+from assistant.memory.conversation import Conversations
+from assistant.memory.fts import match_query, segment, unsegment
+from assistant.memory.notes import Notes
+from assistant.tools import Executor, Registry, ToolContext
+from assistant.tools.builtin import builtin_tools
+from assistant.tools.services import Services
+
+
+@pytest.fixture
+def notes(conn, clock):
+    return Notes(conn, clock)
+
+
+@pytest.fixture
+def conversations(conn, clock):
+    return Conversations(conn, clock)
+
+
+async def test_more_relevant_notes_rank_first(notes):
+    await notes.add(1, "Bought bread and milk at the market")
+    best = await notes.add(1, "Milk: the oat milk brand is Oatly, milk for coffee", ["shopping"])
+    await notes.add(1, "Call the plumber about the sink")
+    found = await notes.search(1, "milk")
+    assert found[0].id == best.id and len(found) == 2
+    assert "[milk]" in found[0].snippet.lower()
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("Позвонить маме в воскресенье", "маме"),
+        ("ПРИВЕТ мир", "привет"),
+        ("明天下午三点去东京开会", "东京"),
+        ("東京タワーに行く", "タワー"),
+        ("회의는 서울에서 합니다", "서울에서"),
+        ("Café au lait à Zürich", "zurich"),
+    ],
+)
+async def test_non_latin_text_is_findable(notes, text, query):
+    note = await notes.add(1, text)
+    (found,) = await notes.search(1, query)
+    assert found.id == note.id
+    assert unsegment(found.snippet.replace("[", "").replace("]", "")) == text
+
+
+async def test_fts_syntax_in_a_query_is_taken_as_words(notes):
+    await notes.add(1, "near the station OR the park")
+    for query in ('"unbalanced', "NEAR(a b)", "content:x", "*", "a AND OR NOT", ")"):
+        await notes.search(1, query)  # never an FTS5 syntax error
+    assert match_query("  !!! ") is None
+    assert (
+        segment("東京") == "\u200b東\u200b\u200b京\u200b" and unsegment(segment("東京")) == "東京"
+    )
+
+
+async def test_notes_belong_to_their_owner(notes):
+    mine = await notes.add(1, "my secret plan")
+    assert await notes.search(2, "secret") == []
+    assert await notes.list_notes(2) == []
+    with pytest.raises(ToolError, match="no note"):
+        await notes.delete(2, mine.id)
+    assert [n.id for n in await notes.list_notes(1)] == [mine.id]
+    await notes.delete(1, mine.id)
+    assert await notes.search(1, "secret") == []
+
+
+@pytest.mark.parametrize(
+    ("content", "tags"), [("   ", ()), ("x" * 10_001, ()), ("ok", [str(i) for i in range(11)])]
+)
+async def test_bad_notes_are_refused_and_nothing_is_stored(notes, content, tags):
+    with pytest.raises(ToolError):
+        await notes.add(1, content, tags)
+    assert await notes.list_notes(1) == []
+
+
+async def test_past_conversation_is_searched_in_this_chat_or_all(conversations):
+    await conversations.append(
+        10, 1, "t1", [UserMessage("the wifi password is on the fridge"), AssistantMessage("Noted.")]
+    )
+    await conversations.append(
+        11,
+        1,
+        "t2",
+        [
+            UserMessage("wifi at the office is slow"),
+            AssistantMessage("", (ToolCall("c", "x", {}),)),
+        ],
+    )
+    await conversations.append(12, 2, "t3", [UserMessage("my wifi is someone else's")])
+    here = await conversations.search(1, "wifi", chat_id=10)
+    everywhere = await conversations.search(1, "wifi")
+    assert [f.detail for f in here] == ["you said"] and len(everywhere) == 2
+
+
+async def test_search_memory_cites_note_ids_and_dates(conn, clock, notes, conversations):
+    executor = Executor(Registry(builtin_tools()), AuditLog(conn, clock))
+    context = ToolContext(
+        1, 10, "r", "Europe/Berlin", clock, Services(notes=notes, conversations=conversations)
+    )
+    from assistant.llm.types import ToolCall as Call
+
+    (saved,) = await executor.run(
+        [Call("a", "save_note", {"content": "Dentist is Dr. Weiss, Tuesdays", "tags": ["health"]})],
+        context,
+    )
+    assert saved.content.startswith("Saved note 1 [health]")
+    await conversations.append(10, 1, "t", [UserMessage("remind me about the dentist")])
+    (found,) = await executor.run([Call("b", "search_memory", {"query": "dentist"})], context)
+    assert "note 1 (2026-03-14) [health]: [Dentist]" in found.content
+    assert "you said on 2026-03-14" in found.content
