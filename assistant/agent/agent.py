@@ -193,7 +193,7 @@ class Agent:
             return item
         decision = await self._decide(turn, item, reason)
         if decision.approved:
-            return item
+            return replace(item, approver=decision.approver)
         why = f"not run: the user did not approve it ({decision.note or 'declined'})"
         return await self._executor.refuse(item, turn.context, why, decision.approver)
 

@@ -131,6 +131,7 @@ class Executor:
                 _ms(started),
                 error="cancelled",
                 dropped=valid.dropped,
+                approver=valid.approver,
             )
             raise
         duration = _ms(started)
@@ -144,6 +145,7 @@ class Executor:
             result="" if result.is_error else result.content,
             error=error,
             dropped=valid.dropped,
+            approver=valid.approver,
         )
         return ToolResult(
             result.call_id,

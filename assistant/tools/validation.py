@@ -34,6 +34,7 @@ class ValidCall:
     arguments: Mapping[str, Any]
     json_arguments: Mapping[str, Any]
     dropped: tuple[str, ...] = ()
+    approver: int | None = None  # who approved it, when it needed approval
 
 
 def validate(call: ToolCall, registry: Registry) -> ValidCall:

@@ -1,0 +1,117 @@
+"""Memory search figures: latency over 100,000 notes (goal: p99 under 20 ms).
+
+Run: .venv/bin/python bench/memory.py [--quick]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from assistant.clock import SystemClock  # noqa: E402
+from assistant.db import open_database  # noqa: E402
+from assistant.memory.notes import Notes  # noqa: E402
+
+WORDS = [
+    "milk",
+    "bread",
+    "dentist",
+    "plumber",
+    "wifi",
+    "password",
+    "meeting",
+    "tokyo",
+    "berlin",
+    "garden",
+    "invoice",
+    "tax",
+    "doctor",
+    "birthday",
+    "gift",
+    "train",
+    "ticket",
+    "flight",
+    "hotel",
+    "recipe",
+    "pasta",
+    "coffee",
+    "bike",
+    "repair",
+    "insurance",
+    "bank",
+    "school",
+    "teacher",
+    "homework",
+    "football",
+    "concert",
+    "museum",
+    "book",
+    "movie",
+    "series",
+    "laptop",
+    "phone",
+    "charger",
+]
+CJK = "东京会议明天下午三点去北京上海医生牙科生日礼物火车票"
+USERS = 10
+
+
+def note_text(rng: random.Random) -> str:
+    words = rng.choices(WORDS, k=rng.randint(6, 30))
+    if rng.random() < 0.1:
+        words.append("".join(rng.choices(CJK, k=4)))
+    return " ".join(words)
+
+
+async def fill(notes: Notes, count: int, rng: random.Random) -> None:
+    for n in range(count):
+        await notes.add(1 + n % USERS, note_text(rng), [rng.choice(WORDS)])
+
+
+async def measure(count: int, queries: int) -> dict[str, float]:
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = await open_database(Path(tmp) / "a.db")
+        notes = Notes(conn, SystemClock())
+        started = time.perf_counter()
+        await fill(notes, count, rng)
+        filled = time.perf_counter() - started
+        latencies = []
+        for _ in range(queries):
+            query = " ".join(rng.choices(WORDS, k=rng.randint(1, 3)))
+            if rng.random() < 0.1:
+                query = rng.choice(["东京", "医生", "生日"])
+            t = time.perf_counter()
+            await notes.search(1 + rng.randrange(USERS), query, 5)
+            latencies.append(time.perf_counter() - t)
+        await conn.close()
+    ordered = sorted(latencies)
+    return {
+        "fill_per_s": count / filled,
+        "p50_ms": 1000 * statistics.median(ordered),
+        "p99_ms": 1000 * ordered[int(0.99 * (len(ordered) - 1))],
+        "max_ms": 1000 * ordered[-1],
+    }
+
+
+def main(quick: bool) -> None:
+    count = 10_000 if quick else 100_000
+    figures = asyncio.run(measure(count, 500 if quick else 2000))
+    print(
+        f"search over {count:,} notes ({USERS} users, top 5, BM25 with snippets): "
+        f"p50 {figures['p50_ms']:.2f} ms, p99 {figures['p99_ms']:.2f} ms, "
+        f"max {figures['max_ms']:.2f} ms (goal: p99 < 20 ms); "
+        f"notes saved at {figures['fill_per_s']:,.0f}/s"
+    )
+
+
+if __name__ == "__main__":
+    main("--quick" in sys.argv)
