@@ -96,18 +96,30 @@ class GuardedClient:
         *,
         headers: Mapping[str, str] | None = None,
         body: bytes | None = None,
+        private: frozenset[str] | set[str] = frozenset(),
     ) -> Fetched:
-        """Send a request and read its response within the limits, following redirects."""
+        """Send a request and read its response within the limits, following redirects.
+
+        ``private`` names headers that, like credentials, never follow a redirect elsewhere.
+        """
+        dropped = SENSITIVE | {name.lower() for name in private}
         try:
             async with asyncio.timeout(self._limits.timeout):
-                return await self._follow(method.upper(), _parse(url), dict(headers or {}), body)
+                return await self._follow(
+                    method.upper(), _parse(url), dict(headers or {}), body, dropped
+                )
         except TimeoutError:
             raise FetchError(f"no complete answer within {self._limits.timeout:g} s") from None
         except httpx.HTTPError as exc:
             raise FetchError(f"the request failed: {type(exc).__name__}") from None
 
     async def _follow(
-        self, method: str, url: httpx.URL, headers: dict[str, str], body: bytes | None
+        self,
+        method: str,
+        url: httpx.URL,
+        headers: dict[str, str],
+        body: bytes | None,
+        dropped: frozenset[str],
     ) -> Fetched:
         for _ in range(self._limits.max_redirects + 1):
             address = await self._check(url)
@@ -118,7 +130,7 @@ class GuardedClient:
             await response.aclose()
             following = _parse(str(url.join(location)))
             if _origin(following) != _origin(url):
-                headers = {k: v for k, v in headers.items() if k.lower() not in SENSITIVE}
+                headers = {k: v for k, v in headers.items() if k.lower() not in dropped}
             if response.status_code == 303 or (
                 response.status_code in (301, 302) and method == "POST"
             ):

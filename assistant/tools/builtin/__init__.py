@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from assistant.tools.builtin.clock import get_current_time
 from assistant.tools.builtin.memory import delete_note, list_notes, save_note, search_memory
+from assistant.tools.builtin.system import system_stats
 from assistant.tools.builtin.tasks import (
     add_recurring_task,
     add_reminder,
@@ -12,6 +13,7 @@ from assistant.tools.builtin.tasks import (
     pause_task,
     resume_task,
 )
+from assistant.tools.builtin.web import api_call, fetch_url, search_web
 from assistant.tools.tool import Tool
 
 
@@ -29,4 +31,8 @@ def builtin_tools() -> list[Tool]:
         search_memory,
         list_notes,
         delete_note,
+        search_web,
+        fetch_url,
+        api_call,
+        system_stats,
     ]
