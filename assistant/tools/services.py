@@ -13,6 +13,7 @@ from assistant.net import GuardedClient
 from assistant.net.search import SearchBackend
 from assistant.net.secrets import SecretBook
 from assistant.tasks import TaskStore
+from assistant.tools.sandbox import SandboxLimits
 from assistant.tools.tool import ToolContext
 
 _T = TypeVar("_T")
@@ -30,6 +31,7 @@ class Services:
     secrets: SecretBook = field(default_factory=SecretBook)
     min_interval: timedelta = timedelta(minutes=1)
     read_only_tools: frozenset[str] = frozenset()
+    sandbox: SandboxLimits | None = None
 
 
 def services_of(context: ToolContext) -> Services:

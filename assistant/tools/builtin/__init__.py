@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assistant.tools.builtin.clock import get_current_time
+from assistant.tools.builtin.code import execute_code
 from assistant.tools.builtin.memory import delete_note, list_notes, save_note, search_memory
 from assistant.tools.builtin.system import system_stats
 from assistant.tools.builtin.tasks import (
@@ -17,8 +18,8 @@ from assistant.tools.builtin.web import api_call, fetch_url, search_web
 from assistant.tools.tool import Tool
 
 
-def builtin_tools() -> list[Tool]:
-    """Every built-in tool, in the order the catalogue shows them."""
+def builtin_tools(*, code: bool = False) -> list[Tool]:
+    """The built-in tools, in the order the catalogue shows them; running code only if enabled."""
     return [
         get_current_time,
         add_reminder,
@@ -35,4 +36,5 @@ def builtin_tools() -> list[Tool]:
         fetch_url,
         api_call,
         system_stats,
+        *([execute_code] if code else []),
     ]
