@@ -105,7 +105,8 @@ MIGRATIONS: tuple[str, ...] = (
         since   TEXT NOT NULL
     );
     """,
-    # 4: notes, and full-text indexes over notes and conversations (CJK indexed per character).
+    # 4: notes, and full-text indexes over notes and conversations (CJK indexed per character;
+    # the owner column holds user and chat tokens, so a search only ranks its owner's rows).
     """
     CREATE TABLE notes (
         id          INTEGER PRIMARY KEY,
@@ -116,10 +117,10 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX idx_notes_user ON notes (user_id, id);
     CREATE VIRTUAL TABLE notes_fts USING fts5 (
-        body, tags, tokenize = 'unicode61 remove_diacritics 2'
+        body, tags, owner, tokenize = 'unicode61 remove_diacritics 2'
     );
     CREATE VIRTUAL TABLE messages_fts USING fts5 (
-        body, tokenize = 'unicode61 remove_diacritics 2'
+        body, owner, tokenize = 'unicode61 remove_diacritics 2'
     );
     """,
 )

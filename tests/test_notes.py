@@ -56,10 +56,19 @@ async def test_fts_syntax_in_a_query_is_taken_as_words(notes):
     await notes.add(1, "near the station OR the park")
     for query in ('"unbalanced', "NEAR(a b)", "content:x", "*", "a AND OR NOT", ")"):
         await notes.search(1, query)  # never an FTS5 syntax error
-    assert match_query("  !!! ") is None
+    assert match_query("  !!! ", "u1") is None
+    assert match_query('a"b OR', "u1") == 'owner : "u1" AND ("a" AND "b" AND "OR")'
     assert (
         segment("東京") == "\u200b東\u200b\u200b京\u200b" and unsegment(segment("東京")) == "東京"
     )
+
+
+async def test_every_word_first_then_any_word(notes):
+    both = await notes.add(1, "milk and bread for breakfast")
+    await notes.add(1, "milk for the cat")
+    await notes.add(1, "bread from the bakery")
+    assert [f.id for f in await notes.search(1, "milk bread")] == [both.id]
+    assert len(await notes.search(1, "milk cheese")) == 2  # no note has both: any word
 
 
 async def test_notes_belong_to_their_owner(notes):

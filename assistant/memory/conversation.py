@@ -17,7 +17,16 @@ from assistant.clock import Clock
 from assistant.db import transaction
 from assistant.llm.tokens import ApproxCounter, TokenCounter, message_tokens
 from assistant.llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
-from assistant.memory.fts import MARK_CLOSE, MARK_OPEN, match_query, segment, unsegment
+from assistant.memory.fts import (
+    MARK_CLOSE,
+    MARK_OPEN,
+    chat_token,
+    owner_tokens,
+    search_rows,
+    segment,
+    unsegment,
+    user_token,
+)
 from assistant.memory.notes import Found
 
 _INSERT = (
@@ -76,26 +85,25 @@ class Conversations:
                 cursor = await conn.execute(_INSERT, (*row, self._cost(message), at))
                 if not isinstance(message, ToolMessage) and (text := _text(message)):
                     await conn.execute(
-                        "INSERT INTO messages_fts (rowid, body) VALUES (?, ?)",
-                        (cursor.lastrowid, segment(text)),
+                        "INSERT INTO messages_fts (rowid, body, owner) VALUES (?, ?, ?)",
+                        (cursor.lastrowid, segment(text), owner_tokens(user_id, chat_id)),
                     )
 
     async def search(
         self, user_id: int, query: str, chat_id: int | None = None, limit: int = 5
     ) -> list[Found]:
         """The user's past messages that match ``query`` (in one chat, or all), best first."""
-        expression = match_query(query)
-        if expression is None:
-            return []
-        where = "AND m.chat_id = ?" if chat_id is not None else ""
-        async with self._conn.execute(
-            "SELECT m.id, m.created_at, m.role, bm25(messages_fts) AS rank, "
+        owner = chat_token(chat_id) if chat_id is not None else user_token(user_id)
+        rows = await search_rows(
+            self._conn,
+            "SELECT m.id, m.created_at, m.role, bm25(messages_fts, 1.0, 0.0) AS rank, "
             f"snippet(messages_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) AS snip "
             "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
-            f"WHERE messages_fts MATCH ? AND m.user_id = ? {where} ORDER BY rank LIMIT ?",
-            (expression, user_id, *([chat_id] if chat_id is not None else []), limit),
-        ) as cursor:
-            rows = await cursor.fetchall()
+            "WHERE messages_fts MATCH ? AND m.user_id = ? ORDER BY rank LIMIT ?",
+            query,
+            owner,
+            (user_id, limit),
+        )
         return [
             Found(
                 "message",

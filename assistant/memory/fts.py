@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import aiosqlite
+
 _CJK = (
     "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
@@ -31,12 +33,48 @@ def unsegment(text: str) -> str:
     return text.replace(_SPLIT, "")
 
 
-def match_query(query: str) -> str | None:
-    """An FTS5 MATCH expression for plain words: any of them, each as a quoted phrase.
+def owner_tokens(user_id: int, chat_id: int | None = None) -> str:
+    """The owner column of an indexed row: a token for the user, and one for the chat."""
+    tokens = [user_token(user_id)]
+    if chat_id is not None:
+        tokens.append(chat_token(chat_id))
+    return " ".join(tokens)
 
-    None when the query has no words. Quoting every term means no input can be read as
-    FTS5 syntax (operators, columns, parentheses).
+
+def user_token(user_id: int) -> str:
+    """The token that marks a user's rows."""
+    return f"u{user_id}".replace("-", "n")
+
+
+def chat_token(chat_id: int) -> str:
+    """The token that marks a chat's rows (group chats have negative ids)."""
+    return f"c{chat_id}".replace("-", "n")
+
+
+def match_query(query: str, owner: str, every: bool = True) -> str | None:
+    """An FTS5 MATCH expression: the owner's rows holding every word (or any, if not ``every``).
+
+    None when the query has no words. Each word is a quoted phrase, so no input can be read
+    as FTS5 syntax (operators, columns, parentheses).
     """
     terms = [segment(word).strip(_SPLIT) for word in _WORD.findall(query)][:MAX_TERMS]
     phrases = [f'"{term}"' for term in terms if term]
-    return " OR ".join(phrases) or None
+    if not phrases:
+        return None
+    joined = (" AND " if every else " OR ").join(phrases)
+    return f'owner : "{owner}" AND ({joined})'
+
+
+async def search_rows(
+    conn: aiosqlite.Connection, sql: str, query: str, owner: str, params: tuple[object, ...]
+) -> list[aiosqlite.Row]:
+    """Rows of ``sql`` (its first parameter the MATCH) holding every word, else any word."""
+    for every in (True, False):
+        expression = match_query(query, owner, every)
+        if expression is None:
+            return []
+        async with conn.execute(sql, (expression, *params)) as cursor:
+            rows = list(await cursor.fetchall())
+        if rows or len(_WORD.findall(query)) < 2:
+            return rows
+    return []

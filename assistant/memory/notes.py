@@ -12,7 +12,15 @@ import aiosqlite
 from assistant.clock import Clock
 from assistant.db import transaction
 from assistant.errors import ToolError
-from assistant.memory.fts import MARK_CLOSE, MARK_OPEN, match_query, segment, unsegment
+from assistant.memory.fts import (
+    MARK_CLOSE,
+    MARK_OPEN,
+    owner_tokens,
+    search_rows,
+    segment,
+    unsegment,
+    user_token,
+)
 
 MAX_NOTE = 10_000
 MAX_TAGS = 10
@@ -58,8 +66,8 @@ class Notes:
             )
             note_id = int(cursor.lastrowid or 0)
             await conn.execute(
-                "INSERT INTO notes_fts (rowid, body, tags) VALUES (?, ?, ?)",
-                (note_id, segment(content), segment(" ".join(clean))),
+                "INSERT INTO notes_fts (rowid, body, tags, owner) VALUES (?, ?, ?, ?)",
+                (note_id, segment(content), segment(" ".join(clean)), owner_tokens(user_id)),
             )
         return Note(note_id, content, tuple(clean), at)
 
@@ -84,17 +92,16 @@ class Notes:
 
     async def search(self, user_id: int, query: str, limit: int = 5) -> list[Found]:
         """The user's notes that match ``query``, best first (BM25)."""
-        expression = match_query(query)
-        if expression is None:
-            return []
-        async with self._conn.execute(
-            "SELECT n.id, n.created_at, n.tags, bm25(notes_fts) AS rank, "
+        rows = await search_rows(
+            self._conn,
+            "SELECT n.id, n.created_at, n.tags, bm25(notes_fts, 1.0, 0.5, 0.0) AS rank, "
             f"snippet(notes_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) AS snip "
             "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
             "WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY rank LIMIT ?",
-            (expression, user_id, limit),
-        ) as cursor:
-            rows = await cursor.fetchall()
+            query,
+            user_token(user_id),
+            (user_id, limit),
+        )
         return [
             Found(
                 "note",
