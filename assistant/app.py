@@ -20,10 +20,16 @@ from assistant.db import FILE_NAME, open_database, user_version
 from assistant.llm.provider import build_model
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
-from assistant.tasks import Parsed, SchedulerSettings, next_after
+from assistant.memory.notes import Notes
+from assistant.net import AddressPolicy, GuardedClient, Limits
+from assistant.net.search import DuckDuckGo
+from assistant.net.secrets import Secret, SecretBook
+from assistant.tasks import Parsed, SchedulerSettings, TaskStore, next_after
 from assistant.tasks.text import read_schedule as read_any_schedule
 from assistant.tools import Executor, Registry
 from assistant.tools.builtin import builtin_tools
+from assistant.tools.sandbox import SandboxLimits
+from assistant.tools.services import Services
 
 CatalogueFormat = Literal["text", "openai", "anthropic"]
 
@@ -43,7 +49,38 @@ class Setup:
 
 def build_registry(config: Config) -> Registry:
     """The built-in tools with the configured allow and deny lists applied."""
-    return Registry(builtin_tools(), allow=config.tools.allow, deny=config.tools.deny)
+    deny = (*config.tools.deny, *(["search_web"] if config.net.search_backend == "none" else []))
+    tools = builtin_tools(code=config.tools.execute_code)
+    return Registry(tools, allow=config.tools.allow, deny=deny)
+
+
+def build_services(
+    config: Config, conn: aiosqlite.Connection, clock: Clock, tasks: TaskStore | None = None
+) -> Services:
+    """The stores and clients the tools work with; the caller closes ``services.http``."""
+    net = config.net
+    limits = Limits(max_bytes=net.max_body_bytes, timeout=net.timeout_seconds)
+    secrets = SecretBook(
+        Secret(name, s.env, frozenset(h.lower() for h in s.hosts))
+        for name, s in net.secrets.items()
+    )
+    sandbox = SandboxLimits(**config.tools.sandbox.model_dump())
+    return Services(
+        tasks=tasks
+        or TaskStore(conn, clock, max_live_per_user=config.scheduler.max_tasks_per_user),
+        notes=Notes(conn, clock),
+        conversations=Conversations(conn, clock),
+        http=GuardedClient(
+            AddressPolicy.allowing(net.allow_hosts, net.allow_networks), limits=limits
+        ),
+        search=DuckDuckGo(timeout=net.timeout_seconds)
+        if net.search_backend == "duckduckgo"
+        else None,
+        secrets=secrets,
+        min_interval=timedelta(seconds=config.scheduler.min_interval_seconds),
+        read_only_tools=frozenset(t.name for t in build_registry(config) if t.read_only),
+        sandbox=sandbox if config.tools.execute_code else None,
+    )
 
 
 def catalogue(config: Config, form: CatalogueFormat) -> str:
@@ -85,14 +122,17 @@ def build_executor(config: Config, conn: aiosqlite.Connection, clock: Clock) -> 
 async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
     """One turn from the command line, streamed to ``out``; risky tools are refused."""
     conn = await open_database(setup.database_path())
+    services: Services | None = None
     try:
         model = build_model(setup.config, conn)
+        services = build_services(setup.config, conn, clock)
         agent = Agent(
             model,
             build_executor(setup.config, conn, clock),
             Conversations(conn, clock),
             clock,
             settings=agent_settings(setup.config),
+            services=services,
         )
         turns = Turns(agent, turn_timeout=setup.config.llm.turn_timeout_seconds)
         printer = _Printer(out)
@@ -102,6 +142,8 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
         await model.close()
         return answer
     finally:
+        if services is not None and services.http is not None:
+            await services.http.close()
         await conn.close()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import logging
 import os
 import tomllib
@@ -81,6 +82,18 @@ class LLMSettings(_Section):
     retry_max_wait_seconds: float = Field(default=30.0, ge=0, le=600)
 
 
+class SandboxSettings(_Section):
+    """Limits of one ``execute_code`` run."""
+
+    cpu_seconds: int = Field(default=5, ge=1, le=300)
+    memory_mb: int = Field(default=256, ge=32, le=8192)
+    file_mb: int = Field(default=1, ge=0, le=1024)
+    processes: int = Field(default=16, ge=1, le=256)
+    open_files: int = Field(default=32, ge=8, le=1024)
+    wall_seconds: float = Field(default=10.0, gt=0, le=600)
+    output_bytes: int = Field(default=10_000, ge=100, le=1_000_000)
+
+
 class ToolSettings(_Section):
     """Which tools the model sees and how their calls are run and summarized."""
 
@@ -92,6 +105,40 @@ class ToolSettings(_Section):
     summary_chars_per_tool: dict[str, Annotated[int, Field(ge=100, le=100_000)]] = Field(
         default_factory=dict
     )
+    approval_minutes: float = Field(default=10.0, gt=0, le=24 * 60)
+    execute_code: bool = False
+    sandbox: SandboxSettings = SandboxSettings()
+
+
+class SecretSettings(_Section):
+    """A named secret for the user's own APIs: the variable holding it, the hosts it may go to."""
+
+    env: str
+    hosts: Annotated[tuple[StrictStr, ...], Field(strict=False, min_length=1)]
+
+
+def _check_networks(networks: tuple[str, ...]) -> tuple[str, ...]:
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"{network!r} is not a network; expected e.g. '192.168.1.0/24'"
+            ) from None
+    return networks
+
+
+class NetSettings(_Section):
+    """What tools may reach over the network, and how much they may read."""
+
+    allow_hosts: Annotated[tuple[StrictStr, ...], Field(strict=False)] = ()
+    allow_networks: Annotated[tuple[StrictStr, ...], Field(strict=False)] = ()
+    max_body_bytes: int = Field(default=2_000_000, ge=1000, le=100_000_000)
+    timeout_seconds: float = Field(default=20.0, gt=0, le=300)
+    search_backend: Literal["duckduckgo", "none"] = "duckduckgo"
+    secrets: dict[str, SecretSettings] = Field(default_factory=dict)
+
+    _networks = field_validator("allow_networks")(_check_networks)
 
 
 class ConcurrencySettings(_Section):
@@ -125,6 +172,7 @@ class Config(_Section):
     telegram: TelegramSettings = TelegramSettings()
     llm: LLMSettings = LLMSettings()
     tools: ToolSettings = ToolSettings()
+    net: NetSettings = NetSettings()
     scheduler: SchedulerConfig = SchedulerConfig()
 
     def data_path(self, base: Path | None = None) -> Path:

@@ -29,7 +29,7 @@ class Effects:
     waiting: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-def test_tools(effects: Effects) -> list:
+def sample_tools(effects: Effects) -> list:
     @tool(read_only=True)
     async def get_time(context: ToolContext) -> str:
         """The user's local time."""
@@ -129,7 +129,7 @@ async def build_rig(
 ) -> Rig:
     effects = Effects()
     audit = AuditLog(conn, clock)
-    executor = Executor(Registry(test_tools(effects)), audit)
+    executor = Executor(Registry(sample_tools(effects)), audit)
     conversations = Conversations(conn, clock)
     endpoint = Endpoint("openai", "test-model", f"{server.url}/v1", "K")
 

@@ -1,0 +1,49 @@
+"""Scheduled agent tasks: the agent answers a stored prompt with the read-only tools fixed
+when the task was made, and nobody to approve anything."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from assistant.agent.agent import Agent, Person
+from assistant.errors import RunError
+from assistant.tasks import Delivery, Firing, Notice, Outbox, Task
+from assistant.tasks.delivery import footer
+from assistant.tools import Executor, Registry
+
+AgentFactory = Callable[[Executor], Agent]
+
+
+class AgentTaskExecutor:
+    """Runs an agent task and sends its answer to the owner."""
+
+    def __init__(
+        self, registry: Registry, executor_for: Callable[[Registry], Executor],
+        make_agent: AgentFactory, outbox: Outbox,
+    ) -> None:  # fmt: skip
+        self._registry = registry
+        self._executor_for = executor_for
+        self._make_agent = make_agent
+        self._outbox = outbox
+
+    def replayable(self, task: Task) -> bool:
+        """Its tools are read-only, so a repeat after a crash is harmless."""
+        return True
+
+    def tools_for(self, task: Task) -> Registry:
+        """The tools the task was given, still read-only and still allowed, and no others."""
+        given = set(task.execution.get("tools") or ())
+        return self._registry.subset(lambda t: t.name in given and t.read_only)
+
+    async def run(self, firing: Firing) -> Delivery:
+        """Answer the task's prompt and deliver it."""
+        task = firing.task
+        prompt = str(task.execution.get("prompt") or task.description)
+        agent = self._make_agent(self._executor_for(self.tools_for(task)))
+        person = Person(task.owner.user_id, task.owner.chat_id, task.timezone)
+        answer = await agent.reply(person, prompt)
+        if answer.ending == "error":
+            raise RunError(answer.text)
+        text = f"🤖 {task.description}\n\n{answer.text}\n{footer(firing)}"
+        notice = Notice(task.owner, text, "result", task.id)
+        return Delivery(await self._outbox.deliver(notice), answer.ending)
