@@ -17,16 +17,7 @@ from assistant.clock import Clock
 from assistant.db import transaction
 from assistant.llm.tokens import ApproxCounter, TokenCounter, message_tokens
 from assistant.llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
-from assistant.memory.fts import (
-    MARK_CLOSE,
-    MARK_OPEN,
-    chat_token,
-    owner_tokens,
-    search_rows,
-    segment,
-    unsegment,
-    user_token,
-)
+from assistant.memory.fts import Index, chat_token, owner_tokens, search, segment, user_token
 from assistant.memory.notes import Found
 
 _INSERT = (
@@ -34,6 +25,7 @@ _INSERT = (
     " call_id, tool, is_error, audit_id, tokens, created_at)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+MESSAGES = Index("messages_fts", "messages", "1.0, 0.0")
 PAGE_ROWS = 64  # history is read newest first, a page at a time, until the budget is full
 MAX_ROWS = 2000
 
@@ -94,26 +86,17 @@ class Conversations:
     ) -> list[Found]:
         """The user's past messages that match ``query`` (in one chat, or all), best first."""
         owner = chat_token(chat_id) if chat_id is not None else user_token(user_id)
-        rows = await search_rows(
-            self._conn,
-            "SELECT m.id, m.created_at, m.role, bm25(messages_fts, 1.0, 0.0) AS rank, "
-            f"snippet(messages_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) AS snip "
-            "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
-            "WHERE messages_fts MATCH ? AND m.user_id = ? ORDER BY rank LIMIT ?",
-            query,
-            owner,
-            (user_id, limit),
-        )
+        hits = await search(self._conn, MESSAGES, query, owner, user_id=user_id, limit=limit)
         return [
             Found(
                 "message",
-                row["id"],
-                datetime.fromisoformat(row["created_at"]),
-                unsegment(row["snip"]),
-                row["rank"],
-                "you said" if row["role"] == "user" else "I said",
+                hit.row["id"],
+                datetime.fromisoformat(hit.row["created_at"]),
+                hit.snippet,
+                hit.rank,
+                "you said" if hit.row["role"] == "user" else "I said",
             )
-            for row in rows
+            for hit in hits
         ]
 
     def _cost(self, message: Message) -> int:

@@ -9,6 +9,7 @@ snippets get the zero-width spaces taken out again.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import aiosqlite
 
@@ -65,16 +66,65 @@ def match_query(query: str, owner: str, every: bool = True) -> str | None:
     return f'owner : "{owner}" AND ({joined})'
 
 
-async def search_rows(
-    conn: aiosqlite.Connection, sql: str, query: str, owner: str, params: tuple[object, ...]
-) -> list[aiosqlite.Row]:
-    """Rows of ``sql`` (its first parameter the MATCH) holding every word, else any word."""
+@dataclass(frozen=True)
+class Index:
+    """A full-text index over a table: its FTS5 table and the BM25 weights of its columns."""
+
+    fts: str
+    table: str
+    weights: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A row found, its BM25 rank (lower is better) and a snippet around the match."""
+
+    row: aiosqlite.Row
+    rank: float
+    snippet: str
+
+
+async def search(
+    conn: aiosqlite.Connection, index: Index, query: str, owner: str, *, user_id: int, limit: int
+) -> list[Hit]:
+    """The best rows of the user holding every word of ``query``, else any of its words.
+
+    Ranking reads only the index; snippets and rows are fetched for the few ranked best.
+    """
+    ranked: dict[int, float] = {}
+    expression = ""
     for every in (True, False):
-        expression = match_query(query, owner, every)
-        if expression is None:
+        expression = match_query(query, owner, every) or ""
+        if not expression:
             return []
-        async with conn.execute(sql, (expression, *params)) as cursor:
-            rows = list(await cursor.fetchall())
-        if rows or len(_WORD.findall(query)) < 2:
-            return rows
-    return []
+        async with conn.execute(
+            f"SELECT rowid, bm25({index.fts}, {index.weights}) AS r FROM {index.fts} "
+            f"WHERE {index.fts} MATCH ? ORDER BY r LIMIT ?",
+            (expression, limit),
+        ) as cursor:
+            ranked = {row[0]: row[1] for row in await cursor.fetchall()}
+        if ranked or len(_WORD.findall(query)) < 2:
+            break
+    return await _hits(conn, index, expression, ranked, user_id) if ranked else []
+
+
+async def _hits(
+    conn: aiosqlite.Connection,
+    index: Index,
+    expression: str,
+    ranked: dict[int, float],
+    user_id: int,
+) -> list[Hit]:
+    marks = ", ".join("?" * len(ranked))
+    async with conn.execute(
+        f"SELECT rowid, snippet({index.fts}, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) "
+        f"FROM {index.fts} WHERE {index.fts} MATCH ? AND rowid IN ({marks})",
+        (expression, *ranked),
+    ) as cursor:
+        snippets = {row[0]: unsegment(row[1]) for row in await cursor.fetchall()}
+    async with conn.execute(
+        f"SELECT * FROM {index.table} WHERE id IN ({marks}) AND user_id = ?",
+        (*ranked, user_id),
+    ) as cursor:
+        rows = {row["id"]: row for row in await cursor.fetchall()}
+    return [Hit(rows[i], rank, snippets.get(i, "")) for i, rank in ranked.items() if i in rows]

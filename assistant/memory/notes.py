@@ -12,16 +12,9 @@ import aiosqlite
 from assistant.clock import Clock
 from assistant.db import transaction
 from assistant.errors import ToolError
-from assistant.memory.fts import (
-    MARK_CLOSE,
-    MARK_OPEN,
-    owner_tokens,
-    search_rows,
-    segment,
-    unsegment,
-    user_token,
-)
+from assistant.memory.fts import Index, owner_tokens, search, segment, user_token
 
+NOTES = Index("notes_fts", "notes", "1.0, 0.5, 0.0")
 MAX_NOTE = 10_000
 MAX_TAGS = 10
 
@@ -92,26 +85,19 @@ class Notes:
 
     async def search(self, user_id: int, query: str, limit: int = 5) -> list[Found]:
         """The user's notes that match ``query``, best first (BM25)."""
-        rows = await search_rows(
-            self._conn,
-            "SELECT n.id, n.created_at, n.tags, bm25(notes_fts, 1.0, 0.5, 0.0) AS rank, "
-            f"snippet(notes_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) AS snip "
-            "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
-            "WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY rank LIMIT ?",
-            query,
-            user_token(user_id),
-            (user_id, limit),
+        hits = await search(
+            self._conn, NOTES, query, user_token(user_id), user_id=user_id, limit=limit
         )
         return [
             Found(
                 "note",
-                row["id"],
-                datetime.fromisoformat(row["created_at"]),
-                unsegment(row["snip"]),
-                row["rank"],
-                ", ".join(json.loads(row["tags"])),
+                hit.row["id"],
+                datetime.fromisoformat(hit.row["created_at"]),
+                hit.snippet,
+                hit.rank,
+                ", ".join(json.loads(hit.row["tags"])),
             )
-            for row in rows
+            for hit in hits
         ]
 
 
