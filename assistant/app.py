@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,6 +23,7 @@ from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
 from assistant.memory.notes import Notes
 from assistant.net import AddressPolicy, GuardedClient, Limits
+from assistant.net.images import ImageClient
 from assistant.net.search import DuckDuckGo
 from assistant.net.secrets import Secret, SecretBook
 from assistant.tasks import Parsed, SchedulerSettings, TaskStore, next_after
@@ -50,7 +52,7 @@ class Setup:
 def build_registry(config: Config) -> Registry:
     """The built-in tools with the configured allow and deny lists applied."""
     deny = (*config.tools.deny, *(["search_web"] if config.net.search_backend == "none" else []))
-    tools = builtin_tools(code=config.tools.execute_code)
+    tools = builtin_tools(code=config.tools.execute_code, images=bool(config.images.base_url))
     return Registry(tools, allow=config.tools.allow, deny=deny)
 
 
@@ -80,6 +82,27 @@ def build_services(
         min_interval=timedelta(seconds=config.scheduler.min_interval_seconds),
         read_only_tools=frozenset(t.name for t in build_registry(config) if t.read_only),
         sandbox=sandbox if config.tools.execute_code else None,
+        images=_images(config),
+    )
+
+
+async def close_services(services: Services) -> None:
+    """Close the clients the services hold."""
+    for client in (services.http, services.images):
+        if client is not None:
+            await client.close()
+
+
+def _images(config: Config) -> ImageClient | None:
+    settings = config.images
+    if not settings.base_url:
+        return None
+    return ImageClient(
+        settings.base_url,
+        os.environ.get(settings.api_key_env, ""),
+        settings.model,
+        sampling=settings.send_sampling,
+        timeout=settings.timeout_seconds,
     )
 
 
@@ -142,8 +165,8 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
         await model.close()
         return answer
     finally:
-        if services is not None and services.http is not None:
-            await services.http.close()
+        if services is not None:
+            await close_services(services)
         await conn.close()
 
 

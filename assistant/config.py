@@ -165,6 +165,16 @@ class SchedulerConfig(_Section):
     concurrency: ConcurrencySettings = ConcurrencySettings()
 
 
+class ImageSettings(_Section):
+    """An OpenAI-compatible images endpoint; without a base_url, generate_image is not offered."""
+
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    model: str = "dall-e-3"
+    send_sampling: bool = False
+    timeout_seconds: float = Field(default=120.0, gt=0, le=600)
+
+
 class Config(_Section):
     """The whole configuration; every section has embedded defaults."""
 
@@ -173,6 +183,7 @@ class Config(_Section):
     llm: LLMSettings = LLMSettings()
     tools: ToolSettings = ToolSettings()
     net: NetSettings = NetSettings()
+    images: ImageSettings = ImageSettings()
     scheduler: SchedulerConfig = SchedulerConfig()
 
     def data_path(self, base: Path | None = None) -> Path:

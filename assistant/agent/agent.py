@@ -240,7 +240,7 @@ class Agent:
         sources = tuple(s for r in turn.results for s in r.sources)
         body = cite(text, sources) if ending == "answered" else text
         body = "\n\n".join([*turn.notices, body]) if turn.notices else body
-        return Answer(body, turn.steps, ending, sources)
+        return Answer(body, turn.steps, ending, sources, tuple(turn.context.attachments))
 
     async def _store(self, turn: _Turn) -> None:
         for result in turn.results:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from assistant.tools import Attachment
+
 
 @dataclass(frozen=True)
 class TextSoFar:
@@ -38,6 +40,7 @@ class Answer:
     steps: int = 0
     ending: str = "answered"  # answered | max_steps | invalid | stopped | timeout | error
     sources: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 
 from assistant.tools.executor import Executor, ToolResult
 from assistant.tools.registry import Registry
-from assistant.tools.tool import Risk, Tool, ToolContext, tool
+from assistant.tools.tool import Attachment, Risk, Tool, ToolContext, tool
 from assistant.tools.validation import ValidCall, validate
 
 __all__ = [
+    "Attachment",
     "Executor",
     "Registry",
     "Risk",

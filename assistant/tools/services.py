@@ -10,6 +10,7 @@ from assistant.errors import ToolError
 from assistant.memory.conversation import Conversations
 from assistant.memory.notes import Notes
 from assistant.net import GuardedClient
+from assistant.net.images import ImageClient
 from assistant.net.search import SearchBackend
 from assistant.net.secrets import SecretBook
 from assistant.tasks import TaskStore
@@ -32,6 +33,7 @@ class Services:
     min_interval: timedelta = timedelta(minutes=1)
     read_only_tools: frozenset[str] = frozenset()
     sandbox: SandboxLimits | None = None
+    images: ImageClient | None = None
 
 
 def services_of(context: ToolContext) -> Services:

@@ -19,6 +19,15 @@ ToolFunction = Callable[..., Awaitable[Any]]
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file a tool made for the user (a picture), sent by the channel with the answer."""
+
+    kind: Literal["image"]
+    data: bytes = field(repr=False)
+    caption: str = ""
+
+
+@dataclass(frozen=True)
 class ToolContext:
     """Who a call is made for; injected into a tool parameter annotated with this type."""
 
@@ -28,6 +37,7 @@ class ToolContext:
     timezone: str = "UTC"
     clock: Clock = field(default_factory=SystemClock)
     services: Any = None  # the tools' Services; typed there, to keep this module below them
+    attachments: list[Attachment] = field(default_factory=list)
 
     def local_now(self) -> datetime:
         """Return the current time in the user's timezone."""

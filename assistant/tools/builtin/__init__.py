@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from assistant.tools.builtin.clock import get_current_time
 from assistant.tools.builtin.code import execute_code
+from assistant.tools.builtin.images import generate_image
 from assistant.tools.builtin.memory import delete_note, list_notes, save_note, search_memory
 from assistant.tools.builtin.system import system_stats
 from assistant.tools.builtin.tasks import (
@@ -18,8 +19,8 @@ from assistant.tools.builtin.web import api_call, fetch_url, search_web
 from assistant.tools.tool import Tool
 
 
-def builtin_tools(*, code: bool = False) -> list[Tool]:
-    """The built-in tools, in the order the catalogue shows them; running code only if enabled."""
+def builtin_tools(*, code: bool = False, images: bool = False) -> list[Tool]:
+    """The built-in tools in catalogue order; running code and drawing only when enabled."""
     return [
         get_current_time,
         add_reminder,
@@ -36,5 +37,6 @@ def builtin_tools(*, code: bool = False) -> list[Tool]:
         fetch_url,
         api_call,
         system_stats,
+        *([generate_image] if images else []),
         *([execute_code] if code else []),
     ]
