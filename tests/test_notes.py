@@ -126,3 +126,15 @@ async def test_search_memory_cites_note_ids_and_dates(conn, clock, notes, conver
     (found,) = await executor.run([Call("b", "search_memory", {"query": "dentist"})], context)
     assert "note 1 (2026-03-14) [health]: [Dentist]" in found.content
     assert "you said on 2026-03-14" in found.content
+
+
+async def test_a_very_common_word_is_ranked_among_the_newest_matches(notes, monkeypatch):
+    from assistant.memory import fts
+
+    monkeypatch.setattr(fts, "CANDIDATES", 3)
+    oldest = await notes.add(1, "milk milk milk milk")
+    newer = [await notes.add(1, f"milk and item {n}") for n in range(4)]
+    found = [f.id for f in await notes.search(1, "milk", 10)]
+    assert oldest.id not in found and sorted(found) == [n.id for n in newer[1:]]
+    monkeypatch.setattr(fts, "CANDIDATES", 100)
+    assert (await notes.search(1, "milk", 1))[0].id == oldest.id

@@ -21,6 +21,7 @@ _CJK_CHAR = re.compile(f"([{_CJK}])")
 _SPLIT = "\u200b"
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 16
+CANDIDATES = 2000
 MARK_OPEN, MARK_CLOSE = "[", "]"
 
 
@@ -89,7 +90,9 @@ async def search(
 ) -> list[Hit]:
     """The best rows of the user holding every word of ``query``, else any of its words.
 
-    Ranking reads only the index; snippets and rows are fetched for the few ranked best.
+    Ranking reads only the index; snippets and rows are fetched for the few ranked best. A
+    query matching more than ``CANDIDATES`` rows is ranked among the newest that many, so a
+    very common word costs no more than a rare one.
     """
     ranked: dict[int, float] = {}
     expression = ""
@@ -97,15 +100,26 @@ async def search(
         expression = match_query(query, owner, every) or ""
         if not expression:
             return []
+        oldest = await _oldest_candidate(conn, index, expression)
         async with conn.execute(
             f"SELECT rowid, bm25({index.fts}, {index.weights}) AS r FROM {index.fts} "
-            f"WHERE {index.fts} MATCH ? ORDER BY r LIMIT ?",
-            (expression, limit),
+            f"WHERE {index.fts} MATCH ? AND rowid >= ? ORDER BY r LIMIT ?",
+            (expression, oldest, limit),
         ) as cursor:
             ranked = {row[0]: row[1] for row in await cursor.fetchall()}
         if ranked or len(_WORD.findall(query)) < 2:
             break
     return await _hits(conn, index, expression, ranked, user_id) if ranked else []
+
+
+async def _oldest_candidate(conn: aiosqlite.Connection, index: Index, expression: str) -> int:
+    async with conn.execute(
+        f"SELECT rowid FROM {index.fts} WHERE {index.fts} MATCH ? "
+        "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (expression, CANDIDATES - 1),
+    ) as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0
 
 
 async def _hits(
