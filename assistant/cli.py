@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from collections.abc import Sequence
 
 from assistant import __version__, app
 from assistant.clock import SystemClock
 from assistant.config import config_path, load_config
+from assistant.console import Console
 from assistant.errors import AssistantError
 from assistant.logs import configure_logging
 
@@ -33,11 +35,23 @@ def parser() -> argparse.ArgumentParser:
         "text", help="e.g. 'in 5m', 'tomorrow 9am', 'weekdays 6pm', '*/15 * * * *'"
     )
     schedule.add_argument("--tz", help="IANA timezone (default: assistant.timezone)")
+    commands.add_parser("chat", help="talk to the assistant in this terminal (no Telegram needed)")
     ask = commands.add_parser(
         "ask", help="one turn with the model and the tools (risky ones refused)"
     )
     ask.add_argument("text", help="what to ask, e.g. 'what time is it in Tokyo?'")
     return top
+
+
+async def _chat(setup: app.Setup) -> None:
+    from assistant.app import runtime
+
+    console = Console(sys.stdout, runtime.console_user(setup))
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signal_number, console.feed, None)
+    console.read_stdin()
+    await runtime.chat(setup, SystemClock(), console)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.command == "tools":
             print(app.catalogue(config, args.format))
+        elif args.command == "chat":
+            asyncio.run(_chat(setup))
         elif args.command == "ask":
             answer = asyncio.run(app.ask(setup, args.text, SystemClock(), sys.stdout))
             return 0 if answer.ending in ("answered", "max_steps") else 1

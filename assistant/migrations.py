@@ -123,4 +123,14 @@ MIGRATIONS: tuple[str, ...] = (
         body, owner, tokenize = 'unicode61 remove_diacritics 2'
     );
     """,
+    # 5: the people who use the assistant: their timezone and what to call them.
+    """
+    CREATE TABLE people (
+        user_id     INTEGER PRIMARY KEY,
+        timezone    TEXT,
+        name        TEXT    NOT NULL DEFAULT '',
+        blocked     INTEGER NOT NULL DEFAULT 0,
+        updated_at  TEXT    NOT NULL
+    );
+    """,
 )

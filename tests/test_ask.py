@@ -33,7 +33,8 @@ async def test_ask_streams_the_answer_after_a_tool_call(tmp_path, monkeypatch, c
         )
         out = io.StringIO()
         answer = await app.ask(setup_for(tmp_path, f"{server.url}/v1"), "time?", clock, out)
-    assert answer.ending == "answered" and out.getvalue() == "It is 18:26 in Tokyo.\n"
+    assert answer.ending == "answered"
+    assert out.getvalue() == "  ⚙ get_current_time…\nIt is 18:26 in Tokyo.\n"
     assert server.requests[0].headers["authorization"] == "Bearer sk-local"
     assert "Asia/Tokyo" in server.requests[0].json()["messages"][0]["content"]
 

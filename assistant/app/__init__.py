@@ -13,10 +13,10 @@ from zoneinfo import ZoneInfo
 import aiosqlite
 
 from assistant import __version__
-from assistant.agent import Agent, AgentSettings, Answer, Person, TextSoFar, Turns
-from assistant.agent.events import AgentEvent
+from assistant.agent import Agent, AgentSettings, Answer, Person, Turns
 from assistant.clock import Clock
 from assistant.config import Config
+from assistant.console import Printer
 from assistant.db import FILE_NAME, open_database, user_version
 from assistant.llm.provider import build_model
 from assistant.memory.audit import AuditLog
@@ -158,7 +158,7 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
             services=services,
         )
         turns = Turns(agent, turn_timeout=setup.config.llm.turn_timeout_seconds)
-        printer = _Printer(out)
+        printer = Printer(out)
         person = Person(0, 0, setup.config.assistant.timezone, "the operator")
         answer = await turns.reply(person, text, printer.show)
         printer.finish(answer)
@@ -168,33 +168,6 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
         if services is not None:
             await close_services(services)
         await conn.close()
-
-
-class _Printer:
-    """Streams each step's text as it grows, then what the finished answer adds to it."""
-
-    def __init__(self, out: TextIO) -> None:
-        self._out = out
-        self._shown = ""
-
-    async def show(self, event: AgentEvent) -> None:
-        if not isinstance(event, TextSoFar):
-            return
-        if not event.text.startswith(self._shown):  # a new step's text
-            self._out.write("\n")
-            self._shown = ""
-        self._out.write(event.text[len(self._shown) :])
-        self._out.flush()
-        self._shown = event.text
-
-    def finish(self, answer: Answer) -> None:
-        before, found, after = answer.text.partition(self._shown) if self._shown else ("", "", "")
-        if not found:
-            self._out.write(("\n" if self._shown else "") + answer.text + "\n")
-            return
-        self._out.write(after + "\n")  # the sources, if any
-        if before.strip():
-            self._out.write(before.strip() + "\n")  # notices, printed after the stream
 
 
 def scheduler_settings(config: Config) -> SchedulerSettings:

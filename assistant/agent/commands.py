@@ -1,0 +1,291 @@
+"""Slash commands and buttons: everything that works without the model, in any channel.
+
+A reply is text and rows of buttons; a button carries short data (``task:cancel:ab3k9x``) that
+comes back through ``press``. Channels render buttons their way (Telegram inline keyboards,
+hints in the terminal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from assistant.agent.agent import Person
+from assistant.agent.turns import Turns
+from assistant.clock import Clock
+from assistant.errors import ModelError, ScheduleError
+from assistant.memory.audit import AuditLog
+from assistant.memory.notes import Found
+from assistant.memory.people import People
+from assistant.tasks import NewTask, Owner, Parsed, Task, TaskStore
+from assistant.tasks.text import read_schedule
+from assistant.tools.services import Services, need
+
+MENU: dict[str, str] = {
+    "start": "say hello and set things up",
+    "help": "what I can do",
+    "tasks": "your reminders and tasks, with buttons",
+    "remind": "/remind <when> <text>: a reminder",
+    "every": "/every <schedule> <text>: a recurring reminder",
+    "cancel": "/cancel <id>: cancel a task",
+    "notes": "your latest notes",
+    "note": "/note <text>: save a note",
+    "search": "/search <words>: search notes and past chats",
+    "tz": "/tz <Area/City>: set your timezone",
+    "clear": "start the conversation afresh (notes and tasks stay)",
+    "stop": "stop what I am doing",
+    "audit": "the tools I used lately",
+}
+SNOOZES = {"10m": "in 10m", "1h": "in 1h", "tomorrow": "tomorrow 9am"}
+WHEN_WORDS = 7
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button: its label and the data it sends back."""
+
+    text: str
+    data: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a command answers: text, and rows of buttons."""
+
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] = ()
+
+
+Handler = Callable[[Person, str], Awaitable[Reply]]
+
+
+class Commands:
+    """Runs slash commands and button presses for a person."""
+
+    def __init__(
+        self, services: Services, people: People, audit: AuditLog, turns: Turns, clock: Clock
+    ) -> None:
+        self._services = services
+        self._people = people
+        self._audit = audit
+        self._turns = turns
+        self._clock = clock
+        self._handlers: dict[str, Handler] = {
+            "start": self._start, "help": self._help, "tasks": self._tasks,
+            "remind": self._remind, "every": self._every, "cancel": self._cancel,
+            "notes": self._notes, "note": self._note, "search": self._search, "tz": self._tz,
+            "clear": self._clear, "stop": self._stop, "audit": self._audit_list,
+        }  # fmt: skip
+
+    async def handle(self, person: Person, text: str) -> Reply | None:
+        """The reply to a slash command, or None when ``text`` is not one."""
+        if not text.startswith("/"):
+            return None
+        name, _, rest = text[1:].partition(" ")
+        handler = self._handlers.get(name.split("@")[0].lower())
+        if handler is None:
+            return Reply(f"I do not know /{name}. /help lists what I do.")
+        try:
+            return await handler(person, rest.strip())
+        except ModelError as exc:
+            return Reply(str(exc))
+
+    async def press(self, person: Person, data: str) -> Reply:
+        """What a button press does; the task is the presser's own or not found."""
+        kind, _, rest = data.partition(":")
+        try:
+            if kind == "task":
+                action, _, task_id = rest.partition(":")
+                return await self._task_action(person, action, task_id)
+            if kind == "snooze":
+                span, _, task_id = rest.partition(":")
+                return await self._snooze(person, span, task_id)
+            if kind == "done":
+                return Reply("👍 Done.")
+        except ModelError as exc:
+            return Reply(str(exc))
+        return Reply("That button is no longer valid.")
+
+    # ---- commands ----------------------------------------------------------------------
+
+    async def _start(self, person: Person, rest: str) -> Reply:
+        profile = await self._people.get(person.user_id)
+        hello = f"Hello{', ' + person.name if person.name else ''}! I keep your reminders and "
+        hello += "tasks, notes, and answer questions with my tools. /help shows the commands."
+        if profile.timezone is None:
+            hello += "\n\nWhich timezone are you in? Send for example /tz Europe/Berlin."
+        return Reply(hello)
+
+    async def _help(self, person: Person, rest: str) -> Reply:
+        lines = [f"/{name} — {about}" for name, about in MENU.items()]
+        lines.append("\nOr just write: “remind me in 20 minutes to take the pizza out”.")
+        return Reply("\n".join(lines))
+
+    async def _tasks(self, person: Person, rest: str) -> Reply:
+        tasks = await self._store().list_tasks(person.user_id)
+        if not tasks:
+            return Reply("You have no tasks. Try /remind in 10m stretch")
+        lines = [_task_line(t, person.timezone) for t in tasks]
+        return Reply("\n".join(lines), tuple(_task_buttons(t) for t in tasks[:20]))
+
+    async def _remind(self, person: Person, rest: str) -> Reply:
+        parsed, words = self._split(rest, person, "/remind in 10m stretch your legs")
+        task = await self._store().add(
+            NewTask(_owner(person), "reminder", words, parsed, {"text": words})
+        )
+        return Reply(_confirm(task, parsed, person.timezone), (_task_buttons(task),))
+
+    async def _every(self, person: Person, rest: str) -> Reply:
+        parsed, words = self._split(rest, person, "/every weekdays 9am stand-up")
+        task = await self._store().add(
+            NewTask(_owner(person), "reminder", words, parsed, {"text": words})
+        )
+        return Reply(_confirm(task, parsed, person.timezone), (_task_buttons(task),))
+
+    async def _cancel(self, person: Person, rest: str) -> Reply:
+        if not rest:
+            return Reply("Which one? /cancel <id>; /tasks shows the ids.")
+        task = await self._store().cancel(person.user_id, rest.split(maxsplit=1)[0])
+        return Reply(f"Cancelled {task.id}: {task.description}")
+
+    async def _notes(self, person: Person, rest: str) -> Reply:
+        notes = await need(self._services.notes, "note keeping").list_notes(person.user_id, 10)
+        lines = [f"{n.id}. {n.content[:200]}" for n in notes]
+        return Reply("\n".join(lines) or "No notes yet. /note <text> saves one.")
+
+    async def _note(self, person: Person, rest: str) -> Reply:
+        note = await need(self._services.notes, "note keeping").add(person.user_id, rest)
+        return Reply(f"Saved note {note.id}.")
+
+    async def _search(self, person: Person, rest: str) -> Reply:
+        if not rest:
+            return Reply("Search for what? /search <words>")
+        notes = need(self._services.notes, "note keeping")
+        found = await notes.search(person.user_id, rest, 5)
+        if self._services.conversations is not None:
+            found += await self._services.conversations.search(person.user_id, rest, None, 5)
+        best = sorted(found, key=lambda f: f.rank)[:8]
+        lines = [f"{_source(f)} ({f.at:%Y-%m-%d}): {f.snippet}" for f in best]
+        return Reply("\n".join(lines) or f"Nothing found for {rest!r}.")
+
+    async def _tz(self, person: Person, rest: str) -> Reply:
+        if not rest:
+            return Reply(f"Your timezone is {person.timezone}. Change it: /tz Europe/Berlin")
+        zone = await self._people.set_timezone(person.user_id, rest)
+        local = self._clock.now().astimezone(ZoneInfo(zone))
+        return Reply(f"Timezone set to {zone}; it is {local:%H:%M} there now.")
+
+    async def _clear(self, person: Person, rest: str) -> Reply:
+        conversations = need(self._services.conversations, "conversation memory")
+        await conversations.clear(person.chat_id, person.user_id)
+        return Reply("Starting afresh. Your notes and tasks are still here.")
+
+    async def _stop(self, person: Person, rest: str) -> Reply:
+        stopped = self._turns.stop(person.chat_id)
+        return Reply("Stopping." if stopped else "I was not doing anything.")
+
+    async def _audit_list(self, person: Person, rest: str) -> Reply:
+        entries = await self._audit.recent(person.user_id, 10)
+        lines = [
+            f"{e.at:%m-%d %H:%M} {e.tool} → {e.outcome}"
+            + (f" (by {e.approver})" if e.approver else "")
+            for e in entries
+            if e.at is not None
+        ]
+        return Reply("\n".join(lines) or "No tool calls yet.")
+
+    # ---- buttons -----------------------------------------------------------------------
+
+    async def _task_action(self, person: Person, action: str, task_id: str) -> Reply:
+        store = self._store()
+        moves = {
+            "cancel": store.cancel,
+            "pause": store.pause,
+            "resume": store.resume,
+            "run": store.run_now,
+        }
+        move = moves.get(action)
+        if move is None:
+            return Reply("That button is no longer valid.")
+        task = await move(person.user_id, task_id)
+        done = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed", "run": "Running now"}
+        return Reply(f"{done[action]}: {task.id} {task.description}", (_task_buttons(task),))
+
+    async def _snooze(self, person: Person, span: str, task_id: str) -> Reply:
+        when = SNOOZES.get(span)
+        if when is None:
+            return Reply("That button is no longer valid.")
+        parsed = read_schedule(when, person.timezone, self._clock.now())
+        task = await self._store().snooze(person.user_id, task_id, parsed)
+        return Reply(
+            f"😴 Snoozed: {_confirm(task, parsed, person.timezone)}", (_task_buttons(task),)
+        )
+
+    # ---- helpers -----------------------------------------------------------------------
+
+    def _store(self) -> TaskStore:
+        return need(self._services.tasks, "the task scheduler")
+
+    def _split(self, rest: str, person: Person, example: str) -> tuple[Parsed, str]:
+        """The longest leading words that read as a schedule, and the words after them."""
+        words = rest.split()
+        now = self._clock.now()
+        for cut in range(min(len(words) - 1, WHEN_WORDS), 0, -1):
+            try:
+                parsed = read_schedule(
+                    " ".join(words[:cut]), person.timezone, now, self._services.min_interval
+                )
+            except ScheduleError:
+                continue
+            return parsed, " ".join(words[cut:])
+        if len(words) < 2:
+            raise ScheduleError(f"say when and what, e.g. {example}")
+        read_schedule(" ".join(words[:2]), person.timezone, now)  # raises the parser's own error
+        raise ScheduleError(f"say when and what, e.g. {example}")
+
+
+def _owner(person: Person) -> Owner:
+    return Owner(person.user_id, person.chat_id)
+
+
+def _local(moment: datetime, zone: str) -> str:
+    return f"{moment.astimezone(ZoneInfo(zone)):%a %d %b %H:%M}"
+
+
+def _confirm(task: Task, parsed: Parsed, zone: str) -> str:
+    note = f" ({parsed.note})" if parsed.note else ""
+    when = _local(task.next_run, zone)
+    return f"✅ {task.id}: {task.description} — {parsed.description}; next {when}{note}"
+
+
+def _task_line(task: Task, zone: str) -> str:
+    state = "" if task.status == "active" else f" [{task.status}]"
+    when = _local(task.next_run, zone)
+    return f"• {task.id} {task.description} — {task.schedule_text}; next {when}{state}"
+
+
+def _source(found: Found) -> str:
+    return f"note {found.id}" if found.kind == "note" else found.detail
+
+
+def _task_buttons(task: Task) -> tuple[Button, ...]:
+    toggle = ("Resume", "resume") if task.status == "paused" else ("Pause", "pause")
+    return (
+        Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}"),
+        Button(toggle[0], f"task:{toggle[1]}:{task.id}"),
+        Button("▶ Run now", f"task:run:{task.id}"),
+    )
+
+
+def reminder_buttons(task_id: str) -> tuple[tuple[Button, ...], ...]:
+    """The buttons under a fired reminder: snooze 10 minutes, an hour, until tomorrow; done."""
+    return (
+        (
+            Button("😴 10 min", f"snooze:10m:{task_id}"),
+            Button("😴 1 hour", f"snooze:1h:{task_id}"),
+            Button("😴 Tomorrow", f"snooze:tomorrow:{task_id}"),
+        ),
+        (Button("✅ Done", f"done:{task_id}"),),
+    )

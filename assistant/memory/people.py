@@ -1,0 +1,69 @@
+"""The people who use the assistant: their timezone, their name, whether they blocked us."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import aiosqlite
+
+from assistant.clock import Clock
+from assistant.errors import ToolError
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What is known of a user; no timezone until they set one."""
+
+    user_id: int
+    timezone: str | None = None
+    name: str = ""
+    blocked: bool = False
+
+
+class People:
+    """Profiles by user id."""
+
+    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
+        self._conn = conn
+        self._clock = clock
+
+    async def get(self, user_id: int) -> Profile:
+        """The user's profile (an empty one for someone new)."""
+        async with self._conn.execute(
+            "SELECT timezone, name, blocked FROM people WHERE user_id = ?", (user_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            return Profile(user_id)
+        return Profile(user_id, row[0], row[1], bool(row[2]))
+
+    async def set_timezone(self, user_id: int, timezone: str) -> str:
+        """Store the user's IANA timezone; an unknown name is a clear error."""
+        name = timezone.strip()
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ToolError(
+                f"{name!r} is not a timezone I know; use an IANA name such as Europe/Berlin, "
+                "America/New_York or Asia/Tokyo"
+            ) from None
+        await self._upsert(user_id, "timezone", name)
+        return name
+
+    async def set_name(self, user_id: int, name: str) -> None:
+        """Remember what to call the user."""
+        await self._upsert(user_id, "name", name.strip()[:100])
+
+    async def set_blocked(self, user_id: int, blocked: bool) -> None:
+        """Remember that the user blocked the bot (or unblocked it)."""
+        await self._upsert(user_id, "blocked", int(blocked))
+
+    async def _upsert(self, user_id: int, column: str, value: object) -> None:
+        await self._conn.execute(
+            f"INSERT INTO people (user_id, {column}, updated_at) VALUES (?, ?, ?) "
+            f"ON CONFLICT (user_id) DO UPDATE SET {column} = excluded.{column}, "
+            "updated_at = excluded.updated_at",
+            (user_id, value, self._clock.now().isoformat()),
+        )
+        await self._conn.commit()

@@ -1,0 +1,108 @@
+"""The terminal channel end to end: commands, reminders printed when they fire, approvals y/n."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from datetime import timedelta
+
+import pytest
+from fakehttp import Reply, fake_server
+from llm_fixtures import call, chat_reply
+from tasks_fixtures import until
+
+from assistant.app import Setup
+from assistant.app.runtime import chat
+from assistant.config import parse_config
+from assistant.console import Console
+
+
+def setup_for(tmp_path, **sections) -> Setup:
+    raw = {"assistant": {"data_dir": str(tmp_path), "timezone": "Europe/Berlin"}, **sections}
+    return Setup(parse_config(raw), "test", tmp_path)
+
+
+class Terminal:
+    """A console whose output the test reads and whose input it types."""
+
+    def __init__(self) -> None:
+        self.out = io.StringIO()
+        self.console = Console(self.out, user_id=5)
+
+    def type(self, *lines: str) -> None:
+        for line in lines:
+            self.console.feed(line + "\n")
+
+    def text(self) -> str:
+        return self.out.getvalue()
+
+
+async def test_commands_work_without_a_model_and_plain_words_say_how_to_get_one(
+    tmp_path, clock, monkeypatch
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal = Terminal()
+    terminal.type("/tz Asia/Tokyo", "/note buy milk", "/notes", "hello there", "/quit")
+    await chat(setup_for(tmp_path), clock, terminal.console)
+    text = terminal.text()
+    assert "Timezone set to Asia/Tokyo; it is 18:26 there now." in text
+    assert "Saved note 1." in text and "1. buy milk" in text
+    assert "$OPENAI_API_KEY is empty" in text and "Ollama" in text and "/help" in text
+
+
+async def test_a_reminder_prints_when_it_fires_and_can_be_snoozed(tmp_path, clock, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal = Terminal()
+    session = asyncio.ensure_future(chat(setup_for(tmp_path), clock, terminal.console))
+    terminal.type("/remind in 2 minutes call mom")
+    await until(lambda: "✅" in terminal.text())
+    task_id = terminal.text().split("✅ ")[1].split(":")[0]
+    clock.advance(timedelta(minutes=2))
+    await until(lambda: "🔔 ⏰ call mom" in terminal.text())
+    assert f"/press snooze:10m:{task_id}" in terminal.text()
+    terminal.type(f"/press snooze:10m:{task_id}", "/tasks", "/quit")
+    await session
+    text = terminal.text()
+    assert "😴 Snoozed" in text and "call mom — in 10m" in text
+
+
+async def test_an_approval_is_asked_and_answered_at_the_prompt(tmp_path, clock, monkeypatch):
+    monkeypatch.setenv("TEST_KEY", "k")
+    async with fake_server() as llm, fake_server() as home:
+        home.script(Reply(raw=b"ok", headers={"content-type": "text/plain"}))
+        target = f"http://localhost:{home.url.rsplit(':', 1)[1]}/lights/off"
+        llm.script(
+            chat_reply(None, (call("c1", "api_call", {"url": target, "method": "POST"}),)),
+            chat_reply("The lights are off."),
+        )
+        setup = setup_for(
+            tmp_path,
+            llm={"base_url": f"{llm.url}/v1", "api_key_env": "TEST_KEY", "stream": False},
+            net={"allow_hosts": ["localhost"]},
+        )
+        terminal = Terminal()
+        terminal.type("turn off the lights", "y", "/quit")
+        await chat(setup, clock, terminal.console)
+    text = terminal.text()
+    assert f"POST {target}" in text and "Approve? [y/N]" in text and "Approved." in text
+    assert home.requests[0].method == "POST" and "The lights are off." in text
+
+
+@pytest.mark.parametrize("answer", ["n", ""])
+async def test_anything_but_yes_refuses(tmp_path, clock, monkeypatch, answer):
+    monkeypatch.setenv("TEST_KEY", "k")
+    async with fake_server() as llm, fake_server() as home:
+        target = f"http://localhost:{home.url.rsplit(':', 1)[1]}/x"
+        llm.script(
+            chat_reply(None, (call("c1", "api_call", {"url": target, "method": "DELETE"}),)),
+            chat_reply("Not done."),
+        )
+        setup = setup_for(
+            tmp_path,
+            llm={"base_url": f"{llm.url}/v1", "api_key_env": "TEST_KEY", "stream": False},
+            net={"allow_hosts": ["localhost"]},
+        )
+        terminal = Terminal()
+        terminal.type("delete it", answer, "/quit")
+        await chat(setup, clock, terminal.console)
+    assert home.requests == [] and "Declined" in terminal.text()
