@@ -15,7 +15,7 @@ def readme_commands() -> list[str]:
 
 def test_readme_gives_exactly_two_set_up_commands() -> None:
     run, test = readme_commands()
-    assert run.endswith(".venv/bin/assistant")
+    assert run.endswith(".venv/bin/assistant chat")
     assert test.endswith(".venv/bin/pytest")
 
 
@@ -28,3 +28,18 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
 def test_data_directory_is_kept_but_ignored() -> None:
     assert (ROOT / "data" / ".keep").exists()
     assert "data/*" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_the_run_command_starts_on_embedded_defaults_and_answers_commands(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "assistant", "chat"],
+        input="/remind in 5m stretch\n/tasks\n",
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "/help for commands" in done.stdout and "stretch — in 5m" in done.stdout
+    assert (tmp_path / "data" / "assistant.db").exists()
