@@ -35,12 +35,23 @@ def parser() -> argparse.ArgumentParser:
         "text", help="e.g. 'in 5m', 'tomorrow 9am', 'weekdays 6pm', '*/15 * * * *'"
     )
     schedule.add_argument("--tz", help="IANA timezone (default: assistant.timezone)")
+    commands.add_parser("run", help="run the Telegram bot and the scheduler")
     commands.add_parser("chat", help="talk to the assistant in this terminal (no Telegram needed)")
     ask = commands.add_parser(
         "ask", help="one turn with the model and the tools (risky ones refused)"
     )
     ask.add_argument("text", help="what to ask, e.g. 'what time is it in Tokyo?'")
     return top
+
+
+async def _run(setup: app.Setup) -> None:
+    from assistant.app import runtime
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signal_number, stop.set)
+    await runtime.serve_telegram(setup, SystemClock(), stop)
 
 
 async def _chat(setup: app.Setup) -> None:
@@ -69,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.command == "tools":
             print(app.catalogue(config, args.format))
+        elif args.command == "run":
+            asyncio.run(_run(setup))
         elif args.command == "chat":
             asyncio.run(_chat(setup))
         elif args.command == "ask":

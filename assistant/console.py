@@ -11,10 +11,11 @@ import itertools
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Protocol, TextIO
+from typing import TextIO
 
-from assistant.agent import AgentEvent, Answer, EventSink, Person, TextSoFar, ToolStarted
+from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
 from assistant.agent.approvals import Pending
+from assistant.agent.channel import Assistant
 from assistant.agent.commands import Button, Reply, reminder_buttons
 from assistant.tasks import Notice
 
@@ -23,28 +24,6 @@ GREETING = (
     "assistant: type a message, or /help for commands; /quit or Ctrl-D leaves.\n"
     "Reminders print here when they fire."
 )
-
-
-class Assistant(Protocol):
-    """What the terminal talks to (the app's runtime)."""
-
-    async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
-        """Whom a message is from."""
-        ...
-
-    async def answer(
-        self, person: Person, text: str, sink: EventSink | None = None
-    ) -> Reply | Answer:
-        """A command's reply or the agent's answer."""
-        ...
-
-    async def press(self, person: Person, data: str) -> Reply:
-        """What a button does."""
-        ...
-
-    def decide(self, token: str, user_id: int, approve: bool, digest: str) -> str:
-        """Answer an approval request."""
-        ...
 
 
 class Printer:

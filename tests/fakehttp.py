@@ -49,6 +49,7 @@ class FakeServer:
     def __init__(self) -> None:
         self.requests: list[Received] = []
         self.replies: list[Reply | Handler] = []
+        self.default: Handler | None = None  # answers whatever was not scripted
         self.arrived = asyncio.Event()
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
@@ -86,9 +87,12 @@ class FakeServer:
             writer.close()
 
     async def _reply_for(self, request: Received) -> Reply:
-        if not self.replies:
+        if not self.replies and self.default is not None:
+            scripted: Reply | Handler = self.default
+        elif not self.replies:
             return Reply(500, {"error": {"message": "the test scripted no reply for this"}})
-        scripted = self.replies.pop(0)
+        else:
+            scripted = self.replies.pop(0)
         if isinstance(scripted, Reply):
             return scripted
         result = scripted(request)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from assistant.app import (
 from assistant.clock import Clock
 from assistant.console import Console
 from assistant.db import open_database
-from assistant.errors import LLMError
+from assistant.errors import ConfigError, LLMError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model
 from assistant.llm.types import Completion, Request, StreamEvent
@@ -36,6 +37,7 @@ from assistant.memory.conversation import Conversations
 from assistant.memory.people import People
 from assistant.tasks import Executor as TaskExecutor
 from assistant.tasks import Outbox, ReminderExecutor, Scheduler, TaskKind, TaskStore
+from assistant.telegram.bot import TelegramChannel
 from assistant.tools import Executor, Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
@@ -92,6 +94,17 @@ class Runtime:
     def decide(self, token: str, user_id: int, approve: bool, digest: str) -> str:
         """Answer an approval request."""
         return self.desk.answer(token, user_id, approve, digest)
+
+    async def blocked(self, user_id: int) -> None:
+        """The user blocked the bot: pause their active tasks, and remember it."""
+        await self.people.set_blocked(user_id, True)
+        store = self.services.tasks
+        paused = 0
+        if store is not None:
+            for task in await store.list_tasks(user_id, ("active",), limit=10_000):
+                await store.pause(user_id, task.id)
+                paused += 1
+        log.warning("user %d blocked the bot; paused %d of their tasks", user_id, paused)
 
     async def answer(
         self, person: Person, text: str, sink: EventSink | None = None
@@ -217,3 +230,28 @@ def console_user(setup: Setup) -> int:
     """Who types at the terminal: the first allowed Telegram user (so tasks are shared), else 0."""
     allowed = setup.config.telegram.allowed_user_ids
     return allowed[0] if allowed else 0
+
+
+async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> None:
+    """The bot and the scheduler, until ``stop`` is set (SIGTERM): polling stops, runs in
+    flight finish or are released, and the database is closed."""
+    settings = setup.config.telegram
+    token = os.environ.get(settings.token_env, "").strip()
+    if not token:
+        raise ConfigError(
+            f"no Telegram token: ${settings.token_env} is empty. Get one from @BotFather "
+            "(/newbot), then export it; `assistant chat` works without one."
+        )
+    if not settings.allowed_user_ids:
+        log.warning("telegram.allowed_user_ids is empty: the bot will answer nobody")
+    channel = TelegramChannel(token, settings.base_url, settings.allowed_user_ids)
+    async with running(setup, clock, channel, channel.present) as runtime:
+        channel.assistant = runtime
+        async with asyncio.TaskGroup() as group:
+            group.create_task(runtime.scheduler.run())
+            try:
+                await channel.start()
+                await stop.wait()
+            finally:
+                runtime.scheduler.stop()
+                await channel.stop()

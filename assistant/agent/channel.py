@@ -1,0 +1,35 @@
+"""What a channel talks to: the running assistant, whatever channel it is."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from assistant.agent.agent import Person
+from assistant.agent.commands import Reply
+from assistant.agent.events import Answer, EventSink
+
+
+class Assistant(Protocol):
+    """The app's runtime, as channels see it."""
+
+    async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
+        """Whom a message is from, in their timezone."""
+        ...
+
+    async def answer(
+        self, person: Person, text: str, sink: EventSink | None = None
+    ) -> Reply | Answer:
+        """A command's reply or the agent's answer."""
+        ...
+
+    async def press(self, person: Person, data: str) -> Reply:
+        """What a button does."""
+        ...
+
+    def decide(self, token: str, user_id: int, approve: bool, digest: str) -> str:
+        """Answer an approval request."""
+        ...
+
+    async def blocked(self, user_id: int) -> None:
+        """The user blocked the bot: pause their tasks and remember it."""
+        ...

@@ -1,0 +1,298 @@
+"""The Telegram channel: python-telegram-bot started by hand inside the app's task group.
+
+One gate before every handler and update type lets only allow-listed users in; strangers get
+no answer and no typing indicator. Chats are answered concurrently (one chat in order, by the
+agent's turns); answers stream into one message edited at a throttled rate; reminders carry
+snooze buttons; approvals are buttons too, and a press passes the same gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+
+from telegram import (
+    BotCommand,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Update,
+)
+from telegram.constants import ChatAction, ChatType, ParseMode
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    ApplicationHandlerStop,
+    CallbackQueryHandler,
+    ContextTypes,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
+from assistant.agent.approvals import Pending
+from assistant.agent.channel import Assistant
+from assistant.agent.commands import MENU, Button, Reply, reminder_buttons
+from assistant.errors import RetryableRunError, RunError
+from assistant.tasks import Notice
+from assistant.telegram.render import split_html, to_html, to_plain
+
+log = logging.getLogger(__name__)
+
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+TYPING_EVERY = 4.0
+UPDATES = ["message", "edited_message", "callback_query"]
+
+
+class TelegramChannel:
+    """The bot: its handlers, its outbox for the scheduler, and its approval buttons."""
+
+    def __init__(
+        self,
+        token: str,
+        base_url: str,
+        allowed: Sequence[int],
+        *,
+        private_only: bool = True,
+        edit_interval: float = 1.0,
+    ) -> None:
+        self.assistant: Assistant | None = None
+        self._allowed = frozenset(allowed)
+        self._private_only = private_only
+        self._edit_interval = edit_interval
+        self._strangers: set[int] = set()
+        self._pending: dict[str, Pending] = {}
+        self.application: Application = (  # type: ignore[type-arg]
+            ApplicationBuilder()
+            .token(token)
+            .base_url(base_url)
+            .base_file_url(base_url.replace("/bot", "/file/bot"))
+            .concurrent_updates(True)
+            .rate_limiter(AIORateLimiter(max_retries=2))
+            .build()
+        )
+        self._add_handlers()
+
+    def _add_handlers(self) -> None:
+        app = self.application
+        app.add_handler(TypeHandler(Update, self._gate), group=-1)
+        app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, self._message))
+        app.add_handler(CallbackQueryHandler(self._button))
+
+    async def start(self) -> None:
+        """Connect (getMe), list the commands in the menu, and start polling."""
+        await self.application.initialize()
+        commands = [BotCommand(name, about[:256]) for name, about in MENU.items()]
+        await self.application.bot.set_my_commands(commands)
+        await self.application.start()
+        assert self.application.updater is not None
+        await self.application.updater.start_polling(allowed_updates=UPDATES, timeout=10)
+
+    async def stop(self) -> None:
+        """Stop polling, finish handlers in flight, and close the connection."""
+        if self.application.updater is not None and self.application.updater.running:
+            await self.application.updater.stop()
+        if self.application.running:
+            await self.application.stop()
+        await self.application.shutdown()
+
+    # ---- the gate ----------------------------------------------------------------------
+
+    async def _gate(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Let allow-listed users in private chats through; stop everything else silently."""
+        user = update.effective_user if isinstance(update, Update) else None
+        chat = update.effective_chat if isinstance(update, Update) else None
+        allowed = user is not None and user.id in self._allowed
+        private = chat is None or chat.type == ChatType.PRIVATE or not self._private_only
+        if allowed and private:
+            return
+        who = user.id if user is not None else 0
+        if who not in self._strangers:
+            self._strangers.add(who)
+            log.warning("ignored an update from user %s (not allowed or not a private chat)", who)
+        raise ApplicationHandlerStop
+
+    # ---- messages and buttons ----------------------------------------------------------
+
+    async def _message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message, user = update.effective_message, update.effective_user
+        if message is None or user is None or not message.text or self.assistant is None:
+            return
+        person = await self.assistant.person(user.id, message.chat_id, user.first_name or "")
+        draft = _Draft(self, message.chat_id, self._edit_interval)
+        async with asyncio.TaskGroup() as group:
+            typing = group.create_task(self._typing(message.chat_id))
+            try:
+                result = await self.assistant.answer(person, message.text, draft.show)
+            finally:
+                typing.cancel()
+        await draft.finish(result)
+
+    async def _button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query, user = update.callback_query, update.effective_user
+        if query is None or user is None or self.assistant is None:
+            return
+        data = query.data or ""
+        if data.startswith(("approve:", "deny:")):
+            await query.answer(self._decide(user.id, data))
+            return
+        chat_id = query.message.chat.id if query.message else user.id
+        reply = await self.assistant.press(await self.assistant.person(user.id, chat_id), data)
+        await query.answer(reply.text[:190])
+        await self.send(chat_id, reply.text, reply.buttons)
+
+    def _decide(self, user_id: int, data: str) -> str:
+        verb, _, token = data.partition(":")
+        pending = self._pending.get(token)
+        if pending is None or self.assistant is None:
+            return "This approval is no longer open."
+        return self.assistant.decide(token, user_id, verb == "approve", pending.digest)
+
+    async def _typing(self, chat_id: int) -> None:
+        while True:
+            try:
+                await self.application.bot.send_chat_action(chat_id, ChatAction.TYPING)
+            except TelegramError as exc:
+                log.debug("typing indicator failed: %s", exc)
+            await asyncio.sleep(TYPING_EVERY)
+
+    # ---- sending -----------------------------------------------------------------------
+
+    async def send(
+        self, chat_id: int, markdown: str, buttons: Sequence[Sequence[Button]] = ()
+    ) -> int:
+        """Send Markdown as HTML in pieces, plain text if Telegram refuses the markup; the
+        buttons go under the last piece. Returns the last message id."""
+        try:
+            return await self.send_pieces(chat_id, split_html(to_html(markdown)), buttons, True)
+        except BadRequest as exc:
+            if "parse" not in str(exc).lower() and "entit" not in str(exc).lower():
+                raise
+            log.info("Telegram refused the markup (%s); sending plain text", exc)
+            return await self.send_pieces(chat_id, to_plain(markdown), buttons, False)
+
+    async def send_pieces(
+        self, chat_id: int, pieces: Sequence[str], buttons: Sequence[Sequence[Button]], html: bool
+    ) -> int:
+        message_id = 0
+        for index, piece in enumerate(pieces):
+            last = index == len(pieces) - 1
+            sent = await self.application.bot.send_message(
+                chat_id,
+                piece,
+                parse_mode=ParseMode.HTML if html else None,
+                link_preview_options=NO_PREVIEW,
+                reply_markup=_keyboard(buttons) if last and buttons else None,
+            )
+            message_id = sent.message_id
+        return message_id
+
+    # ---- the scheduler's outbox, and approvals ----------------------------------------
+
+    async def deliver(self, notice: Notice) -> int:
+        """Send a notice from the scheduler; network trouble is retryable, a block is not."""
+        buttons = (
+            reminder_buttons(notice.task_id) if notice.kind == "reminder" and notice.task_id else ()
+        )
+        try:
+            return await self.send(notice.owner.chat_id, notice.text, buttons)
+        except RetryAfter as exc:
+            wait = _seconds(exc.retry_after)
+            raise RetryableRunError(f"Telegram asked to wait {wait:g} s") from None
+        except Forbidden:
+            if self.assistant is not None:
+                await self.assistant.blocked(notice.owner.user_id)
+            raise RunError("the user has blocked the bot; their tasks are paused") from None
+        except NetworkError as exc:
+            raise RetryableRunError(f"Telegram could not be reached ({exc})") from None
+
+    async def present(self, pending: Pending) -> None:
+        """Show an approval request with approve and deny buttons."""
+        self._pending[pending.token] = pending
+        buttons = ((Button("✅ Approve once", f"approve:{pending.token}"),
+                    Button("✖ Deny", f"deny:{pending.token}")),)  # fmt: skip
+        until = pending.expires_at.strftime("%H:%M UTC")
+        text = (
+            f"⚠️ Approval needed:\n```\n{pending.text}\n```\nUnanswered, it is refused at {until}."
+        )
+        await self.send(pending.request.chat_id, text, buttons)
+
+
+class _Draft:
+    """The answer as it grows: one message, edited at most every ``interval`` seconds."""
+
+    def __init__(self, channel: TelegramChannel, chat_id: int, interval: float) -> None:
+        self._channel = channel
+        self._chat_id = chat_id
+        self._interval = interval
+        self._message_id: int | None = None
+        self._edited = 0.0
+        self._tools: list[str] = []
+
+    async def show(self, event: AgentEvent) -> None:
+        """Send or edit the draft with the text so far or the tools at work."""
+        if isinstance(event, ToolStarted):
+            self._tools.append(event.name)
+            await self._put(f"⚙ {', '.join(self._tools)}…", force=True)
+        elif isinstance(event, TextSoFar) and event.text.strip():
+            await self._put(event.text[:4000], force=False)
+
+    async def _put(self, text: str, *, force: bool) -> None:
+        bot = self._channel.application.bot
+        if self._message_id is None:
+            sent = await bot.send_message(self._chat_id, text, link_preview_options=NO_PREVIEW)
+            self._message_id, self._edited = sent.message_id, time.monotonic()
+        elif force or time.monotonic() - self._edited >= self._interval:
+            await self._edit(text, None)
+
+    async def _edit(self, text: str, mode: str | None) -> None:
+        try:
+            await self._channel.application.bot.edit_message_text(
+                text,
+                self._chat_id,
+                self._message_id,
+                parse_mode=mode,
+                link_preview_options=NO_PREVIEW,
+            )
+            self._edited = time.monotonic()
+        except BadRequest as exc:
+            if "not modified" not in str(exc).lower():
+                raise
+
+    async def finish(self, result: Reply | Answer) -> None:
+        """The final answer: the draft becomes its first piece, the rest follow."""
+        buttons = result.buttons if isinstance(result, Reply) else ()
+        if self._message_id is None or buttons:
+            await self._channel.send(self._chat_id, result.text, buttons)
+        else:
+            await self._replace(result.text)
+        if isinstance(result, Answer):
+            for attachment in result.attachments:
+                await self._channel.application.bot.send_photo(
+                    self._chat_id, attachment.data, caption=attachment.caption[:1000]
+                )
+
+    async def _replace(self, markdown: str) -> None:
+        pieces, html = split_html(to_html(markdown)), True
+        try:
+            await self._edit(pieces[0], ParseMode.HTML)
+        except BadRequest:
+            pieces, html = to_plain(markdown), False
+            await self._edit(pieces[0], None)
+        await self._channel.send_pieces(self._chat_id, pieces[1:], (), html)
+
+
+def _keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.text, callback_data=b.data) for b in row] for row in rows]
+    )
+
+
+def _seconds(value: object) -> float:
+    seconds = getattr(value, "total_seconds", None)
+    return float(seconds()) if callable(seconds) else float(value)  # type: ignore[arg-type]

@@ -1,0 +1,137 @@
+"""A fake Telegram Bot API on 127.0.0.1 that the real python-telegram-bot talks to."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+from fakehttp import FakeServer, Received, Reply
+
+TOKEN = "123456:TEST-token-for-the-fake"
+BOT = {"id": 123456, "is_bot": True, "first_name": "Assistant", "username": "test_assistant_bot"}
+
+
+@dataclass
+class Call:
+    """One Bot API method call the bot made."""
+
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass
+class FakeTelegram:
+    """Queues updates for getUpdates and records what the bot sends."""
+
+    server: FakeServer
+    calls: list[Call] = field(default_factory=list)
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    failures: dict[str, list[tuple[int, str, dict[str, Any]]]] = field(default_factory=dict)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
+    update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.server.url}/bot"
+
+    def fail_next(self, method: str, status: int, description: str, **parameters: Any) -> None:
+        """Make the next call of ``method`` fail as Telegram would."""
+        self.failures.setdefault(method, []).append((status, description, parameters))
+
+    def message(
+        self, user: int, text: str, chat: int | None = None, chat_type: str = "private"
+    ) -> None:
+        """A user writes to the bot."""
+        chat_id = chat if chat is not None else user
+        entities = (
+            [{"type": "bot_command", "offset": 0, "length": len(text.split(maxsplit=1)[0])}]
+            if text.startswith("/")
+            else []
+        )
+        self._push({"message": {
+            "message_id": next(self.ids), "date": 1_700_000_000, "text": text, "entities": entities,
+            "chat": {"id": chat_id, "type": chat_type, "first_name": "Ada"},
+            "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+        }})  # fmt: skip
+
+    def press(self, user: int, data: str, message_id: int = 1) -> None:
+        """A user presses an inline button."""
+        self._push({"callback_query": {
+            "id": str(next(self.ids)), "chat_instance": "ci", "data": data,
+            "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+            "message": {"message_id": message_id, "date": 1_700_000_000, "text": "x",
+                        "chat": {"id": user, "type": "private"}},
+        }})  # fmt: skip
+
+    def _push(self, update: dict[str, Any]) -> None:
+        self.updates.append({"update_id": next(self.update_ids), **update})
+        self.arrived.set()
+
+    def sent(self, method: str = "sendMessage") -> list[dict[str, Any]]:
+        return [c.params for c in self.calls if c.method == method]
+
+    def texts(self) -> list[str]:
+        return [str(p.get("text", "")) for p in self.sent()] + [
+            str(p.get("text", "")) for p in self.sent("editMessageText")
+        ]
+
+    async def handle(self, request: Received) -> Reply:
+        method = request.path.rsplit("/", 1)[-1]
+        params = _params(request)
+        if method != "getUpdates":
+            self.calls.append(Call(method, params))
+        queued = self.failures.get(method)
+        if queued:
+            status, description, extra = queued.pop(0)
+            return Reply(
+                status,
+                {
+                    "ok": False,
+                    "error_code": status,
+                    "description": description,
+                    "parameters": extra,
+                },
+            )
+        return Reply(json={"ok": True, "result": await self._result(method, params)})
+
+    async def _result(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "getMe":
+            return BOT
+        if method == "getUpdates":
+            return await self._updates(int(params.get("offset", 0) or 0))
+        if method in ("sendMessage", "editMessageText", "sendPhoto"):
+            chat = int(params.get("chat_id", 0))
+            message_id = int(params.get("message_id") or next(self.ids))
+            return {"message_id": message_id, "date": 1_700_000_000, "text": params.get("text", ""),
+                    "chat": {"id": chat, "type": "private"}}  # fmt: skip
+        return True
+
+    async def _updates(self, offset: int) -> list[dict[str, Any]]:
+        self.updates = [u for u in self.updates if u["update_id"] >= offset]
+        if not self.updates:
+            self.arrived.clear()
+            try:  # a long poll, held briefly: the server waits, not the test
+                await asyncio.wait_for(self.arrived.wait(), 0.5)
+            except TimeoutError:
+                return []
+        return list(self.updates)
+
+
+def _params(request: Received) -> dict[str, Any]:
+    if not request.body:
+        return {}
+    if request.headers.get("content-type", "").startswith("application/json"):
+        return dict(json.loads(request.body))
+    params: dict[str, Any] = {}
+    for key, values in parse_qs(request.body.decode(), keep_blank_values=True).items():
+        value = values[0]
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params

@@ -1,0 +1,221 @@
+"""The bot end to end: real python-telegram-bot and openai clients against fakes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import asynccontextmanager
+from datetime import timedelta
+
+from fake_telegram import TOKEN, FakeTelegram
+from fakehttp import Reply, fake_server
+from llm_fixtures import call, chat_reply
+
+from assistant.app import Setup
+from assistant.app.runtime import serve_telegram
+from assistant.config import parse_config
+
+ADA = 42
+
+
+async def eventually(condition, seconds: float = 10.0) -> None:
+    """Wait for the bot's network round trips (not for a timer) until ``condition`` holds."""
+    async with asyncio.timeout(seconds):
+        while not condition():  # noqa: ASYNC110 (fed by many round trips; no single event)
+            await asyncio.sleep(0.005)
+
+
+@asynccontextmanager
+async def bot(tmp_path, clock, monkeypatch, net=None, **llm):
+    monkeypatch.setenv("TEST_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("TEST_LLM_KEY", "k")
+    async with fake_server() as telegram_server, fake_server() as model:
+        telegram = FakeTelegram(telegram_server)
+        telegram_server.default = telegram.handle
+        raw = {
+            "assistant": {"data_dir": str(tmp_path), "timezone": "Europe/Berlin"},
+            "telegram": {
+                "token_env": "TEST_BOT_TOKEN",
+                "base_url": telegram.base_url,
+                "allowed_user_ids": [ADA],
+            },
+            "llm": {
+                "base_url": f"{model.url}/v1",
+                "api_key_env": "TEST_LLM_KEY",
+                "stream": False,
+                **llm,
+            },
+            "net": net or {},
+        }
+        stop = asyncio.Event()
+        serving = asyncio.ensure_future(
+            serve_telegram(Setup(parse_config(raw), "test", tmp_path), clock, stop)
+        )
+        await eventually(lambda: any(c.method == "setMyCommands" for c in telegram.calls))
+        try:
+            yield telegram, model
+        finally:
+            stop.set()
+            await serving
+
+
+def buttons_of(params: dict) -> list[str]:
+    markup = params.get("reply_markup") or {}
+    if isinstance(markup, str):
+        markup = json.loads(markup)
+    return [b["callback_data"] for row in markup.get("inline_keyboard", []) for b in row]
+
+
+async def test_a_reminder_set_in_plain_words_arrives_with_its_buttons_and_snoozes(
+    tmp_path, clock, monkeypatch
+):
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, model):
+        model.script(
+            chat_reply(
+                None, (call("c1", "add_reminder", {"when": "in 2 minutes", "message": "call mom"}),)
+            ),
+            chat_reply("Done: I will remind you at 10:28."),
+        )
+        telegram.message(ADA, "remind me in 2 minutes to call mom")
+        await eventually(lambda: "Done: I will remind you at 10:28." in " ".join(telegram.texts()))
+        assert any(c.method == "sendChatAction" for c in telegram.calls)
+        commands = next(c for c in telegram.calls if c.method == "setMyCommands").params["commands"]
+        assert {"tasks", "cancel", "remind", "tz", "stop"} <= {c["command"] for c in commands}
+        clock.advance(timedelta(minutes=2))
+        await eventually(lambda: any("⏰ call mom" in t for t in telegram.texts()))
+        fired = next(p for p in telegram.sent() if "⏰ call mom" in str(p["text"]))
+        task_id = str(fired["text"]).rsplit("task ", 1)[1].strip()
+        assert buttons_of(fired) == [
+            f"snooze:10m:{task_id}",
+            f"snooze:1h:{task_id}",
+            f"snooze:tomorrow:{task_id}",
+            f"done:{task_id}",
+        ]
+        telegram.press(ADA, f"snooze:10m:{task_id}")
+        await eventually(lambda: any("Snoozed" in t for t in telegram.texts()))
+        assert any(c.method == "answerCallbackQuery" for c in telegram.calls)
+
+
+async def test_tasks_lists_with_buttons_and_cancel_works(tmp_path, clock, monkeypatch):
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, _):
+        telegram.message(ADA, "/remind in 1h water the plants")
+        await eventually(lambda: any("water the plants" in t for t in telegram.texts()))
+        telegram.message(ADA, "/tasks")
+        await eventually(lambda: any(t.startswith("• ") for t in telegram.texts()))
+        listing = next(p for p in telegram.sent() if str(p["text"]).startswith("• "))
+        cancel = next(b for b in buttons_of(listing) if b.startswith("task:cancel:"))
+        telegram.press(ADA, cancel)
+        await eventually(lambda: any(t.startswith("Cancelled") for t in telegram.texts()))
+        telegram.message(ADA, "/tasks")
+        await eventually(lambda: any("You have no tasks" in t for t in telegram.texts()))
+
+
+async def test_a_stranger_gets_no_answer_and_no_typing(tmp_path, clock, monkeypatch):
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, model):
+        telegram.message(7, "hello, who are you?")
+        telegram.message(7, "/tasks")
+        telegram.press(7, "task:cancel:abcdef")
+        telegram.message(ADA, "/help")
+        await eventually(lambda: any("/remind" in t for t in telegram.texts()))
+        chats = {int(c.params.get("chat_id", 0)) for c in telegram.calls if "chat_id" in c.params}
+        assert chats == {ADA} and model.requests == []
+        assert not any(c.method == "answerCallbackQuery" for c in telegram.calls)
+
+
+async def test_a_group_chat_is_ignored_by_default(tmp_path, clock, monkeypatch):
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, _):
+        telegram.message(ADA, "/help", chat=-1001, chat_type="supergroup")
+        telegram.message(ADA, "/tz Asia/Tokyo")
+        await eventually(lambda: any("Asia/Tokyo" in t for t in telegram.texts()))
+        assert not any(int(p.get("chat_id", 0)) == -1001 for p in telegram.sent())
+
+
+async def test_an_overdue_reminder_arrives_late_after_a_restart(tmp_path, clock, monkeypatch):
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, _):
+        telegram.message(ADA, "/remind in 5m take the pizza out")
+        await eventually(lambda: any("pizza" in t for t in telegram.texts()))
+    clock.advance(timedelta(minutes=30))
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, _):
+        await eventually(lambda: any("⏰ take the pizza out" in t for t in telegram.texts()))
+        fired = next(t for t in telegram.texts() if "⏰ take the pizza out" in t)
+        assert "late: was due" in fired
+
+
+async def test_an_approval_pressed_runs_the_call_and_an_expired_one_does_not(
+    tmp_path, clock, monkeypatch
+):
+    async with fake_server() as home:
+        home.script(Reply(raw=b"off", headers={"content-type": "text/plain"}))
+        target = f"http://127.0.0.1:{home.url.rsplit(':', 1)[1]}/lights"
+        net = {"allow_networks": ["127.0.0.0/8"]}
+        async with bot(tmp_path, clock, monkeypatch, net=net) as (telegram, model):
+            model.script(
+                chat_reply(None, (call("c1", "api_call", {"url": target, "method": "POST"}),)),
+                chat_reply("The lights are off."),
+            )
+            telegram.message(ADA, "turn the lights off")
+            await eventually(lambda: any("Approval needed" in t for t in telegram.texts()))
+            asked = next(p for p in telegram.sent() if "Approval needed" in str(p["text"]))
+            assert f"POST {target}" in str(asked["text"])
+            approve = next(b for b in buttons_of(asked) if b.startswith("approve:"))
+            telegram.press(7, approve)  # a stranger's press passes no gate
+            telegram.press(ADA, approve)
+            await eventually(lambda: any("The lights are off." in t for t in telegram.texts()))
+            assert [r.method for r in home.requests] == ["POST"]
+
+            model.script(
+                chat_reply(None, (call("c2", "api_call", {"url": target, "method": "DELETE"}),)),
+                chat_reply("It was not approved in time."),
+            )
+            telegram.message(ADA, "delete the lights")
+            await eventually(lambda: sum("Approval needed" in t for t in telegram.texts()) == 2)
+            clock.advance(timedelta(minutes=10))
+            await eventually(lambda: any("not approved in time" in t for t in telegram.texts()))
+            late = [
+                b
+                for p in telegram.sent()
+                if "Approval needed" in str(p["text"])
+                for b in buttons_of(p)
+            ][-2]
+            telegram.press(ADA, late)
+            await eventually(
+                lambda: (
+                    len(home.requests) == 1
+                    and any(c.method == "answerCallbackQuery" for c in telegram.calls[-3:])
+                )
+            )
+            assert [r.method for r in home.requests] == ["POST"]
+
+
+async def test_a_long_answer_is_split_and_rejected_markup_falls_back_to_plain_text(
+    tmp_path, clock, monkeypatch
+):
+    code = "\n".join(f"value_{n} = {n} ** 2" for n in range(500))
+    long = "Here you go:\n\n" + "text " * 200 + f"\n\n```python\n{code}\n```\n\nThat is all."
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, model):
+        model.script(chat_reply(long))
+        telegram.message(ADA, "show me the squares")
+        await eventually(lambda: any("That is all." in t for t in telegram.texts()))
+        pieces = [str(p["text"]) for p in telegram.sent() if p.get("parse_mode") == "HTML"]
+        assert len(pieces) >= 3 and all(len(p) <= 4096 for p in pieces)
+        assert all(p.count("<pre>") == p.count("</pre>") for p in pieces)
+        assert all(
+            p.get("link_preview_options") for p in telegram.sent() if p.get("parse_mode") == "HTML"
+        )
+        telegram.fail_next(
+            "sendMessage", 400, "Bad Request: can't parse entities: unsupported start tag"
+        )
+        model.script(chat_reply("**bold** and <odd> markup"))
+        telegram.message(ADA, "say something odd")
+        await eventually(lambda: any(t == "**bold** and <odd> markup" for t in telegram.texts()))
+
+
+async def test_a_user_who_blocked_the_bot_has_their_tasks_paused(tmp_path, clock, monkeypatch):
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, _):
+        telegram.message(ADA, "/every daily 9am stretch")
+        await eventually(lambda: any("stretch" in t for t in telegram.texts()))
+        telegram.fail_next("sendMessage", 403, "Forbidden: bot was blocked by the user")
+        clock.advance(timedelta(days=1))
+        await eventually(lambda: not telegram.failures.get("sendMessage"))
+        telegram.message(ADA, "/tasks")
+        await eventually(lambda: any("[paused]" in t for t in telegram.texts()))
