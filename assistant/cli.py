@@ -36,6 +36,14 @@ def parser() -> argparse.ArgumentParser:
     )
     schedule.add_argument("--tz", help="IANA timezone (default: assistant.timezone)")
     commands.add_parser("run", help="run the Telegram bot and the scheduler")
+    commands.add_parser(
+        "doctor", help="check config, database, model and Telegram; say what to fix"
+    )
+    tasks = commands.add_parser("tasks", help="the operator's view of every task")
+    task_commands = tasks.add_subparsers(dest="tasks_command", required=True)
+    task_commands.add_parser("list", help="every live task of every user")
+    cancel = task_commands.add_parser("cancel", help="cancel a task by its id")
+    cancel.add_argument("task_id")
     commands.add_parser("chat", help="talk to the assistant in this terminal (no Telegram needed)")
     ask = commands.add_parser(
         "ask", help="one turn with the model and the tools (risky ones refused)"
@@ -80,6 +88,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.command == "tools":
             print(app.catalogue(config, args.format))
+        elif args.command == "doctor":
+            from assistant.app import doctor
+
+            return 0 if asyncio.run(doctor.doctor(setup, sys.stdout)) else 1
+        elif args.command == "tasks":
+            from assistant.app import operations
+
+            if args.tasks_command == "list":
+                asyncio.run(operations.list_tasks(setup, sys.stdout))
+            else:
+                asyncio.run(operations.cancel_task(setup, args.task_id, sys.stdout))
         elif args.command == "run":
             asyncio.run(_run(setup))
         elif args.command == "chat":

@@ -96,6 +96,11 @@ class ToolModeModel:
         """The wrapped model's name."""
         return self._inner.name
 
+    @property
+    def adapter(self) -> Model:
+        """The wrapped provider adapter."""
+        return self._inner
+
     async def close(self) -> None:
         """Close the wrapped model."""
         await self._inner.close()

@@ -120,6 +120,25 @@ class TaskStore:
         ) as cursor:
             return [Task.from_row(row) for row in await cursor.fetchall()]
 
+    async def operator_list(self, limit: int = 200) -> list[Task]:
+        """Every live task of every user, soonest first: for the operator's command line only."""
+        async with self._conn.execute(
+            "SELECT * FROM scheduled_tasks WHERE status IN ('active', 'paused') "
+            "ORDER BY next_run LIMIT ?",
+            (limit,),
+        ) as cursor:
+            return [Task.from_row(row) for row in await cursor.fetchall()]
+
+    async def owner_of(self, task_id: str) -> int:
+        """Whose task this is: for the operator's command line only."""
+        async with self._conn.execute(
+            "SELECT user_id FROM scheduled_tasks WHERE id = ?", (task_id.strip().lower(),)
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            raise TaskNotFoundError(f"there is no task {task_id!r}")
+        return int(row[0])
+
     async def count_live(self, user_id: int) -> int:
         """How many of the user's tasks are active or paused."""
         async with self._conn.execute(_LIVE_COUNT, (user_id,)) as cursor:

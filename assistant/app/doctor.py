@@ -1,0 +1,101 @@
+"""``assistant doctor``: checks the config, the database, the model and Telegram, and says
+what to fix."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable
+from typing import TextIO, TypeVar
+
+from assistant.app import Setup
+from assistant.db import open_database, user_version
+from assistant.errors import AssistantError, LLMError, ToolsUnsupportedError
+from assistant.llm.provider import build_model
+from assistant.llm.types import Request, ToolSpec, UserMessage
+from assistant.telegram.identity import whoami
+
+PING = ToolSpec("ping", "Answer the check.", {"type": "object", "properties": {}})
+CHECK_SECONDS = 45.0
+_T = TypeVar("_T")
+
+
+async def doctor(setup: Setup, out: TextIO) -> bool:
+    """Run every check, print one line each; True when nothing needs fixing."""
+    results = [
+        _line(out, True, "config", setup.source),
+        await _database(setup, out),
+        await _model(setup, out),
+        await _telegram(setup, out),
+    ]
+    if not setup.config.telegram.allowed_user_ids:
+        _line(
+            out,
+            False,
+            "allowed users",
+            "telegram.allowed_user_ids is empty: the bot answers nobody",
+        )
+        results.append(False)
+    return all(results)
+
+
+def _line(out: TextIO, ok: bool, what: str, detail: str) -> bool:
+    out.write(f"{'✓' if ok else '✗'} {what}: {detail}\n")
+    return ok
+
+
+async def _database(setup: Setup, out: TextIO) -> bool:
+    path = setup.database_path()
+    try:
+        conn = await open_database(path)
+        try:
+            version = await user_version(conn)
+        finally:
+            await conn.close()
+    except AssistantError as exc:
+        return _line(out, False, "database", str(exc))
+    return _line(out, True, "database", f"{path} (schema {version})")
+
+
+async def _model(setup: Setup, out: TextIO) -> bool:
+    llm = setup.config.llm
+    conn = await open_database(setup.database_path())
+    try:
+        model = build_model(setup.config, conn)
+    except LLMError as exc:
+        await conn.close()
+        return _line(out, False, "model", str(exc))
+    inner = model.adapter  # the check is about the endpoint itself, not the tool mode
+    try:
+        await _bounded(inner.complete(Request("Reply with OK.", [UserMessage("check")], (PING,))))
+        detail = f"{llm.model} at {llm.base_url} answers, with native tool calls"
+        return _line(out, True, "model", detail)
+    except ToolsUnsupportedError:
+        detail = (
+            f"{llm.model} answers but refuses native tools; tool_mode 'auto' or 'text' handles it"
+        )
+        return _line(out, llm.tool_mode != "native", "model", detail)
+    except (LLMError, TimeoutError) as exc:
+        return _line(out, False, "model", str(exc) or f"no answer within {CHECK_SECONDS:g} s")
+    finally:
+        await model.close()
+        await conn.close()
+
+
+async def _telegram(setup: Setup, out: TextIO) -> bool:
+    settings = setup.config.telegram
+    token = os.environ.get(settings.token_env, "").strip()
+    if not token:
+        return _line(
+            out, False, "telegram", f"${settings.token_env} is empty: get a token from @BotFather"
+        )
+    try:
+        ok, detail = await _bounded(whoami(token, settings.base_url))
+    except TimeoutError:
+        ok, detail = False, f"no answer from {settings.base_url}"
+    return _line(out, ok, "telegram", detail)
+
+
+async def _bounded(awaitable: Awaitable[_T]) -> _T:
+    async with asyncio.timeout(CHECK_SECONDS):
+        return await awaitable

@@ -1,0 +1,84 @@
+"""assistant doctor and the operator's task commands."""
+
+from __future__ import annotations
+
+import io
+
+from fake_telegram import TOKEN, FakeTelegram
+from fakehttp import fake_server
+from llm_fixtures import chat_reply, error_reply
+
+from assistant.app import Setup
+from assistant.app.doctor import doctor
+from assistant.cli import main
+from assistant.config import parse_config
+
+
+def setup_for(tmp_path, llm_url: str, telegram_url: str, **llm) -> Setup:
+    raw = {
+        "assistant": {"data_dir": str(tmp_path)},
+        "llm": {"base_url": llm_url, "api_key_env": "TEST_KEY", **llm},
+        "telegram": {"token_env": "TEST_TOKEN", "base_url": telegram_url, "allowed_user_ids": [42]},
+    }
+    return Setup(parse_config(raw), "test.toml", tmp_path)
+
+
+async def test_a_healthy_installation_passes_every_check(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEST_KEY", "k")
+    monkeypatch.setenv("TEST_TOKEN", TOKEN)
+    async with fake_server() as model, fake_server() as telegram_server:
+        telegram_server.default = FakeTelegram(telegram_server).handle
+        model.script(chat_reply("OK"))
+        out = io.StringIO()
+        ok = await doctor(setup_for(tmp_path, f"{model.url}/v1", f"{telegram_server.url}/bot"), out)
+        assert model.requests[0].json()["tools"][0]["function"]["name"] == "ping"
+    assert ok, out.getvalue()
+    assert "✓ model: gpt-4o-mini" in out.getvalue() and "native tool calls" in out.getvalue()
+    assert "✓ telegram: @test_assistant_bot" in out.getvalue()
+
+
+async def test_problems_are_named_with_what_to_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEST_KEY", "k")
+    monkeypatch.setenv("TEST_TOKEN", "1:bad")
+    async with fake_server() as model, fake_server() as telegram_server:
+        telegram = FakeTelegram(telegram_server)
+        telegram_server.default = telegram.handle
+        telegram.fail_next("getMe", 401, "Unauthorized")
+        model.script(error_reply(400, "model does not support tools"))
+        out = io.StringIO()
+        ok = await doctor(
+            setup_for(
+                tmp_path, f"{model.url}/v1", f"{telegram_server.url}/bot", tool_mode="native"
+            ),
+            out,
+        )
+    text = out.getvalue()
+    assert not ok
+    assert "✗ model: gpt-4o-mini answers but refuses native tools" in text
+    assert "✗ telegram: the token was rejected" in text
+
+
+def test_the_operator_lists_and_cancels_any_users_task(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    import asyncio
+
+    from assistant.clock import SystemClock
+    from assistant.db import open_database
+    from assistant.tasks import NewTask, Owner, TaskStore
+    from assistant.tasks.text import read_schedule
+
+    async def seed() -> str:
+        conn = await open_database(tmp_path / "data" / "assistant.db")
+        store = TaskStore(conn, SystemClock())
+        parsed = read_schedule("daily 9am", "UTC", SystemClock().now())
+        task = await store.add(NewTask(Owner(7, 7), "reminder", "water", parsed, {"text": "water"}))
+        await conn.close()
+        return task.id
+
+    task_id = asyncio.run(seed())
+    assert main(["tasks", "list"]) == 0
+    assert f"{task_id}  user 7" in capsys.readouterr().out
+    assert main(["tasks", "cancel", task_id]) == 0
+    assert f"cancelled {task_id} (user 7)" in capsys.readouterr().out
+    assert main(["tasks", "cancel", "nope42"]) == 2
+    assert "no task 'nope42'" in capsys.readouterr().err
