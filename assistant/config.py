@@ -61,6 +61,12 @@ class TelegramSettings(_Section):
     allowed_user_ids: Annotated[
         tuple[Annotated[StrictInt, Field(gt=0)], ...], Field(strict=False)
     ] = ()
+    private_only: bool = True
+    mode: Literal["polling", "webhook"] = "polling"
+    webhook_url: str = ""
+    webhook_listen: str = "127.0.0.1"
+    webhook_port: int = Field(default=8443, ge=1, le=65535)
+    webhook_secret_env: str = "ASSISTANT_WEBHOOK_SECRET"
 
 
 class LLMSettings(_Section):

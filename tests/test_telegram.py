@@ -26,7 +26,7 @@ async def eventually(condition, seconds: float = 10.0) -> None:
 
 
 @asynccontextmanager
-async def bot(tmp_path, clock, monkeypatch, net=None, **llm):
+async def bot(tmp_path, clock, monkeypatch, net=None, telegram_extra=None, **llm):
     monkeypatch.setenv("TEST_BOT_TOKEN", TOKEN)
     monkeypatch.setenv("TEST_LLM_KEY", "k")
     async with fake_server() as telegram_server, fake_server() as model:
@@ -38,6 +38,7 @@ async def bot(tmp_path, clock, monkeypatch, net=None, **llm):
                 "token_env": "TEST_BOT_TOKEN",
                 "base_url": telegram.base_url,
                 "allowed_user_ids": [ADA],
+                **(telegram_extra or {}),
             },
             "llm": {
                 "base_url": f"{model.url}/v1",
@@ -219,3 +220,49 @@ async def test_a_user_who_blocked_the_bot_has_their_tasks_paused(tmp_path, clock
         await eventually(lambda: not telegram.failures.get("sendMessage"))
         telegram.message(ADA, "/tasks")
         await eventually(lambda: any("[paused]" in t for t in telegram.texts()))
+
+
+async def test_webhook_mode_takes_only_updates_that_carry_the_secret(tmp_path, clock, monkeypatch):
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    secret = "s3cret-token-of-some-length"
+    monkeypatch.setenv("TEST_WEBHOOK_SECRET", secret)
+    extra = {
+        "mode": "webhook",
+        "webhook_url": "https://bot.example/hook/abc",
+        "webhook_port": port,
+        "webhook_secret_env": "TEST_WEBHOOK_SECRET",
+    }
+    async with bot(tmp_path, clock, monkeypatch, telegram_extra=extra) as (telegram, _):
+        await eventually(lambda: bool(telegram.sent("setWebhook")))
+        hook = telegram.sent("setWebhook")[0]
+        assert hook["url"] == "https://bot.example/hook/abc" and hook["secret_token"] == secret
+        update = {
+            "update_id": 5,
+            "message": {
+                "message_id": 9,
+                "date": 1_700_000_000,
+                "text": "/help",
+                "entities": [{"type": "bot_command", "offset": 0, "length": 5}],
+                "chat": {"id": ADA, "type": "private"},
+                "from": {"id": ADA, "is_bot": False, "first_name": "Ada"},
+            },
+        }
+        async with httpx.AsyncClient() as client:
+            url = f"http://127.0.0.1:{port}/hook/abc"
+            forged = await client.post(
+                url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"}
+            )
+            missing = await client.post(url, json=update)
+            assert forged.status_code == 403 and missing.status_code == 403
+            assert not telegram.sent()
+            genuine = await client.post(
+                url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": secret}
+            )
+            assert genuine.status_code == 200
+        await eventually(lambda: any("/remind" in t for t in telegram.texts()))

@@ -37,7 +37,7 @@ from assistant.memory.conversation import Conversations
 from assistant.memory.people import People
 from assistant.tasks import Executor as TaskExecutor
 from assistant.tasks import Outbox, ReminderExecutor, Scheduler, TaskKind, TaskStore
-from assistant.telegram.bot import TelegramChannel
+from assistant.telegram.bot import TelegramChannel, Webhook
 from assistant.tools import Executor, Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
@@ -244,7 +244,13 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
         )
     if not settings.allowed_user_ids:
         log.warning("telegram.allowed_user_ids is empty: the bot will answer nobody")
-    channel = TelegramChannel(token, settings.base_url, settings.allowed_user_ids)
+    channel = TelegramChannel(
+        token,
+        settings.base_url,
+        settings.allowed_user_ids,
+        private_only=settings.private_only,
+        webhook=_webhook(setup),
+    )
     async with running(setup, clock, channel, channel.present) as runtime:
         channel.assistant = runtime
         async with asyncio.TaskGroup() as group:
@@ -255,3 +261,16 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
             finally:
                 runtime.scheduler.stop()
                 await channel.stop()
+
+
+def _webhook(setup: Setup) -> Webhook | None:
+    settings = setup.config.telegram
+    if settings.mode == "polling":
+        return None
+    secret = os.environ.get(settings.webhook_secret_env, "").strip()
+    if not settings.webhook_url or len(secret) < 16:
+        raise ConfigError(
+            "telegram.mode = 'webhook' needs telegram.webhook_url and a secret token of 16+ "
+            f"characters (letters, digits, _ and -) in ${settings.webhook_secret_env}"
+        )
+    return Webhook(settings.webhook_url, settings.webhook_listen, settings.webhook_port, secret)

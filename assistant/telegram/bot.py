@@ -12,6 +12,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from telegram import (
     BotCommand,
@@ -49,6 +51,21 @@ TYPING_EVERY = 4.0
 UPDATES = ["message", "edited_message", "callback_query"]
 
 
+@dataclass(frozen=True)
+class Webhook:
+    """Where Telegram posts updates, and the secret token it must send with them."""
+
+    url: str
+    listen: str
+    port: int
+    secret: str
+
+    @property
+    def path(self) -> str:
+        """The path of the public URL, which our server answers on."""
+        return urlsplit(self.url).path.lstrip("/")
+
+
 class TelegramChannel:
     """The bot: its handlers, its outbox for the scheduler, and its approval buttons."""
 
@@ -60,10 +77,12 @@ class TelegramChannel:
         *,
         private_only: bool = True,
         edit_interval: float = 1.0,
+        webhook: Webhook | None = None,
     ) -> None:
         self.assistant: Assistant | None = None
         self._allowed = frozenset(allowed)
         self._private_only = private_only
+        self._webhook = webhook
         self._edit_interval = edit_interval
         self._strangers: set[int] = set()
         self._pending: dict[str, Pending] = {}
@@ -90,8 +109,20 @@ class TelegramChannel:
         commands = [BotCommand(name, about[:256]) for name, about in MENU.items()]
         await self.application.bot.set_my_commands(commands)
         await self.application.start()
-        assert self.application.updater is not None
-        await self.application.updater.start_polling(allowed_updates=UPDATES, timeout=10)
+        updater = self.application.updater
+        assert updater is not None
+        if self._webhook is None:
+            await updater.start_polling(allowed_updates=UPDATES, timeout=10)
+            return
+        hook = self._webhook
+        await updater.start_webhook(
+            listen=hook.listen,
+            port=hook.port,
+            url_path=hook.path,
+            webhook_url=hook.url,
+            allowed_updates=UPDATES,
+            secret_token=hook.secret,  # Telegram sends it back; other requests get 403
+        )
 
     async def stop(self) -> None:
         """Stop polling, finish handlers in flight, and close the connection."""
