@@ -62,6 +62,7 @@ class TelegramSettings(_Section):
         tuple[Annotated[StrictInt, Field(gt=0)], ...], Field(strict=False)
     ] = ()
     private_only: bool = True
+    rate_limit: bool = True
     mode: Literal["polling", "webhook"] = "polling"
     webhook_url: str = ""
     webhook_listen: str = "127.0.0.1"

@@ -250,6 +250,7 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
         settings.allowed_user_ids,
         private_only=settings.private_only,
         webhook=_webhook(setup),
+        rate_limit=settings.rate_limit,
     )
     async with running(setup, clock, channel, channel.present) as runtime:
         channel.assistant = runtime

@@ -13,9 +13,10 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from assistant.errors import LLMBadResponseError, LLMError
 from assistant.llm.catalogue import openai_tool
@@ -41,6 +42,7 @@ from assistant.llm.types import (
     UserMessage,
 )
 
+PATH = "/chat/completions"
 _FINISH: Mapping[str, FinishReason] = {
     "stop": "stop",
     "tool_calls": "tool_calls",
@@ -80,7 +82,9 @@ class OpenAIModel(RetryingAdapter):
         body = payload(self._endpoint.model, request, stream=False, max_tokens=self._max_tokens)
         try:
             async with asyncio.timeout(self._timeout + 5):
-                reply = await self._client.chat.completions.create(**cast(Any, body))
+                # The body is ours, already plain JSON: posting it as is skips the SDK's
+                # typed transform of every request (about 5 ms with a full tool catalogue).
+                reply = await self._client.post(PATH, cast_to=ChatCompletion, body=body)
         except (openai.APIError, TimeoutError) as exc:
             raise self._failure(exc, bool(request.tools)) from None
         return read_completion(reply.to_dict())
@@ -90,7 +94,13 @@ class OpenAIModel(RetryingAdapter):
         assembly = StreamAssembly()
         try:
             async with asyncio.timeout(self._timeout + 5):
-                chunks = await self._client.chat.completions.create(**cast(Any, body))
+                chunks = await self._client.post(
+                    PATH,
+                    cast_to=ChatCompletion,
+                    body=body,
+                    stream=True,
+                    stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                )
             async with chunks:
                 async for chunk in chunks:
                     if text := assembly.add(chunk.to_dict()):

@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 TYPING_EVERY = 4.0
 UPDATES = ["message", "edited_message", "callback_query"]
+# Chats are answered concurrently, up to this many at once: more only queue up inside
+# httpcore's connection pool, whose bookkeeping grows with the square of what waits in it.
+CONCURRENT_UPDATES = 32
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class TelegramChannel:
         private_only: bool = True,
         edit_interval: float = 1.0,
         webhook: Webhook | None = None,
+        rate_limit: bool = True,
     ) -> None:
         self.assistant: Assistant | None = None
         self._allowed = frozenset(allowed)
@@ -86,15 +90,16 @@ class TelegramChannel:
         self._edit_interval = edit_interval
         self._strangers: set[int] = set()
         self._pending: dict[str, Pending] = {}
-        self.application: Application = (  # type: ignore[type-arg]
+        builder = (
             ApplicationBuilder()
             .token(token)
             .base_url(base_url)
             .base_file_url(base_url.replace("/bot", "/file/bot"))
-            .concurrent_updates(True)
-            .rate_limiter(AIORateLimiter(max_retries=2))
-            .build()
+            .concurrent_updates(CONCURRENT_UPDATES)
         )
+        if rate_limit:  # Telegram's limits: 30 messages a second, one a second per chat
+            builder = builder.rate_limiter(AIORateLimiter(max_retries=2))  # type: ignore[arg-type]
+        self.application: Application = builder.build()  # type: ignore[type-arg]
         self._add_handlers()
 
     def _add_handlers(self) -> None:
