@@ -106,3 +106,17 @@ async def test_anything_but_yes_refuses(tmp_path, clock, monkeypatch, answer):
         terminal.type("delete it", answer, "/quit")
         await chat(setup, clock, terminal.console)
     assert home.requests == [] and "Declined" in terminal.text()
+
+
+async def test_a_second_assistant_on_the_same_database_is_refused(tmp_path, clock, monkeypatch):
+    from assistant.errors import StorageError
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    first = Terminal()
+    running = asyncio.ensure_future(chat(setup_for(tmp_path), clock, first.console))
+    await until(lambda: "/help for commands" in first.text())
+    second = Terminal()
+    with pytest.raises(StorageError, match="another assistant"):
+        await chat(setup_for(tmp_path), clock, second.console)
+    first.type("/quit")
+    await running

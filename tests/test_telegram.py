@@ -266,3 +266,34 @@ async def test_webhook_mode_takes_only_updates_that_carry_the_secret(tmp_path, c
             )
             assert genuine.status_code == 200
         await eventually(lambda: any("/remind" in t for t in telegram.texts()))
+
+
+async def test_a_streamed_answer_grows_in_one_message_with_a_progress_line(
+    tmp_path, clock, monkeypatch
+):
+    from llm_fixtures import chat_stream
+
+    async with bot(tmp_path, clock, monkeypatch, stream=True) as (telegram, model):
+        model.script(
+            chat_stream(("Let me check",), (call("c1", "get_current_time", {}),)),
+            chat_stream(
+                ("It is ", "**10:26** in Berlin."),
+            ),
+        )
+        telegram.message(ADA, "what time is it?")
+        await eventually(
+            lambda: any(
+                "<b>10:26</b>" in str(p.get("text")) for p in telegram.sent("editMessageText")
+            )
+        )
+        first = telegram.sent()[0]
+        edits = telegram.sent("editMessageText")
+        assert first["text"] == "Let me check"
+        assert any("⚙ get_current_time" in str(e["text"]) for e in edits)
+        final = edits[-1]
+        assert (
+            final["message_id"]
+            and final["parse_mode"] == "HTML"
+            and final["text"] == "It is <b>10:26</b> in Berlin."
+        )
+        assert len(telegram.sent()) == 1  # one message, edited as it grew

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
+from typing import IO
 
 import aiosqlite
 
@@ -28,7 +31,7 @@ from assistant.app import (
 from assistant.clock import Clock
 from assistant.console import Console
 from assistant.db import open_database
-from assistant.errors import ConfigError, LLMError
+from assistant.errors import ConfigError, LLMError, StorageError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model
 from assistant.llm.types import Completion, Request, StreamEvent
@@ -139,6 +142,7 @@ async def running(
 ) -> AsyncIterator[Runtime]:
     """Open everything for a channel; close it all on the way out (the scheduler is the
     caller's to run and stop)."""
+    lock = _own(setup.database_path())
     conn = await open_database(setup.database_path())
     config = setup.config
     waker = _Waker()
@@ -174,6 +178,21 @@ async def running(
         await close_services(services)
         await parts.model.close()
         await conn.close()
+        lock.close()
+
+
+def _own(database: Path) -> IO[bytes]:
+    """Hold the database's lock file, so one process fires its tasks (released on exit)."""
+    database.parent.mkdir(parents=True, exist_ok=True)
+    lock = (database.parent / f"{database.name}.lock").open("wb")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise StorageError(
+            f"another assistant (run or chat) is using {database}; stop it first"
+        ) from None
+    return lock
 
 
 def _model(setup: Setup, conn: aiosqlite.Connection) -> Model:
