@@ -16,7 +16,7 @@ from typing import TextIO
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
 from assistant.agent.approvals import Pending
 from assistant.agent.channel import Assistant
-from assistant.agent.commands import Button, Reply, reminder_buttons
+from assistant.agent.commands import Button, Reply, notice_buttons
 from assistant.tasks import Notice
 
 PROMPT = "› "
@@ -74,9 +74,7 @@ class Console:
 
     async def deliver(self, notice: Notice) -> int:
         """Print a notice from the scheduler (a reminder, a result, a report)."""
-        buttons = (
-            reminder_buttons(notice.task_id) if notice.kind == "reminder" and notice.task_id else ()
-        )
+        buttons = notice_buttons(notice)
         self._print(f"\n🔔 {notice.text}{_hints(buttons)}")
         return next(self._ids)
 

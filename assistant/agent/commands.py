@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from assistant.agent.agent import Person
@@ -19,8 +18,9 @@ from assistant.errors import ModelError, ScheduleError
 from assistant.memory.audit import AuditLog
 from assistant.memory.notes import Found
 from assistant.memory.people import People
-from assistant.tasks import NewTask, Owner, Parsed, Task, TaskStore
+from assistant.tasks import NewTask, Notice, Owner, Parsed, Task, TaskStore
 from assistant.tasks.text import read_schedule
+from assistant.tools.builtin.tasks import local_time, task_line
 from assistant.tools.services import Services, need
 
 MENU: dict[str, str] = {
@@ -127,7 +127,7 @@ class Commands:
         tasks = await self._store().list_tasks(person.user_id)
         if not tasks:
             return Reply("You have no tasks. Try /remind in 10m stretch")
-        lines = [_task_line(t, person.timezone) for t in tasks]
+        lines = [f"• {task_line(t, person.timezone)}" for t in tasks]
         return Reply("\n".join(lines), tuple(_task_buttons(t) for t in tasks[:20]))
 
     async def _remind(self, person: Person, rest: str) -> Reply:
@@ -250,20 +250,10 @@ def _owner(person: Person) -> Owner:
     return Owner(person.user_id, person.chat_id)
 
 
-def _local(moment: datetime, zone: str) -> str:
-    return f"{moment.astimezone(ZoneInfo(zone)):%a %d %b %H:%M}"
-
-
 def _confirm(task: Task, parsed: Parsed, zone: str) -> str:
     note = f" ({parsed.note})" if parsed.note else ""
-    when = _local(task.next_run, zone)
+    when = local_time(task.next_run, zone)
     return f"✅ {task.id}: {task.description} — {parsed.description}; next {when}{note}"
-
-
-def _task_line(task: Task, zone: str) -> str:
-    state = "" if task.status == "active" else f" [{task.status}]"
-    when = _local(task.next_run, zone)
-    return f"• {task.id} {task.description} — {task.schedule_text}; next {when}{state}"
 
 
 def _source(found: Found) -> str:
@@ -277,6 +267,13 @@ def _task_buttons(task: Task) -> tuple[Button, ...]:
         Button(toggle[0], f"task:{toggle[1]}:{task.id}"),
         Button("▶ Run now", f"task:run:{task.id}"),
     )
+
+
+def notice_buttons(notice: Notice) -> tuple[tuple[Button, ...], ...]:
+    """The buttons a scheduler notice carries: a fired reminder's, or none."""
+    if notice.kind == "reminder" and notice.task_id:
+        return reminder_buttons(notice.task_id)
+    return ()
 
 
 def reminder_buttons(task_id: str) -> tuple[tuple[Button, ...], ...]:

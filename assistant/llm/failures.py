@@ -11,6 +11,7 @@ import email.utils
 import logging
 import re
 import time
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -182,7 +183,7 @@ def bad_reply(detail: str) -> LLMBadResponseError:
     )
 
 
-class RetryingAdapter:
+class RetryingAdapter(ABC):
     """What both adapters share: their endpoint, the call timeout, and retried calls."""
 
     provider = ""
@@ -205,11 +206,13 @@ class RetryingAdapter:
         """Text deltas, then the assembled completion; retried until the first event."""
         return stream_with_retries(lambda: self._stream(request), self._retry)
 
+    @abstractmethod
     async def _complete(self, request: Request) -> Completion:
-        raise NotImplementedError
+        """One completion, without retries."""
 
+    @abstractmethod
     def _stream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        raise NotImplementedError
+        """One stream, without retries."""
 
     def _status_failure(
         self, status: int, body: object, message: str, headers: Mapping[str, str], tools: bool

@@ -39,7 +39,7 @@ from telegram.ext import (
 from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
 from assistant.agent.approvals import Pending
 from assistant.agent.channel import Assistant
-from assistant.agent.commands import MENU, Button, Reply, reminder_buttons
+from assistant.agent.commands import MENU, Button, Reply, notice_buttons
 from assistant.errors import RetryableRunError, RunError
 from assistant.tasks import Notice
 from assistant.telegram.render import split_html, to_html, to_plain
@@ -232,9 +232,7 @@ class TelegramChannel:
 
     async def deliver(self, notice: Notice) -> int:
         """Send a notice from the scheduler; network trouble is retryable, a block is not."""
-        buttons = (
-            reminder_buttons(notice.task_id) if notice.kind == "reminder" and notice.task_id else ()
-        )
+        buttons = notice_buttons(notice)
         try:
             return await self.send(notice.owner.chat_id, notice.text, buttons)
         except RetryAfter as exc:

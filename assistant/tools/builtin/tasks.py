@@ -150,7 +150,7 @@ async def list_tasks(context: ToolContext) -> list[str]:
     tasks = await store.list_tasks(context.user_id)
     if not tasks:
         return ["You have no tasks."]
-    return [_line(task, context.timezone) for task in tasks]
+    return [task_line(task, context.timezone) for task in tasks]
 
 
 @tool
@@ -199,7 +199,7 @@ def _owner(context: ToolContext) -> Owner:
 
 
 def _confirmation(what: str, task: Task, context: ToolContext, schedule: str, note: str) -> str:
-    when = _local(task.next_run, context.timezone)
+    when = local_time(task.next_run, context.timezone)
     text = f"{what} {task.id}: {_describe(task)} — {schedule}; next {when}."
     return f"{text} ({note})" if note else text
 
@@ -208,11 +208,13 @@ def _describe(task: Task) -> str:
     return task.description if task.kind == "reminder" else f"{task.kind}: {task.description}"
 
 
-def _line(task: Task, zone: str) -> str:
+def task_line(task: Task, zone: str) -> str:
+    """A task in one line: id, words, schedule, next run in the user's zone, and its state."""
     state = "" if task.status == "active" else f" [{task.status}]"
-    when = _local(task.next_run, zone)
+    when = local_time(task.next_run, zone)
     return f"{task.id}: {_describe(task)} — {task.schedule_text}; next {when}{state}"
 
 
-def _local(moment: datetime, zone: str) -> str:
+def local_time(moment: datetime, zone: str) -> str:
+    """A moment as the user reads it: weekday, date and time in their zone."""
     return f"{moment.astimezone(ZoneInfo(zone)):%a %d %b %Y %H:%M} ({zone})"
