@@ -7,6 +7,7 @@ import json
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
+import pytest
 from fake_telegram import TOKEN, FakeTelegram
 from fakehttp import Reply, fake_server
 from llm_fixtures import call, chat_reply
@@ -297,3 +298,36 @@ async def test_a_streamed_answer_grows_in_one_message_with_a_progress_line(
             and final["text"] == "It is <b>10:26</b> in Berlin."
         )
         assert len(telegram.sent()) == 1  # one message, edited as it grew
+
+
+@pytest.mark.parametrize(
+    ("telegram", "env", "words"),
+    [
+        ({}, {}, "no Telegram token"),
+        ({"mode": "webhook"}, {"TEST_BOT_TOKEN": TOKEN}, "needs telegram.webhook_url"),
+        (
+            {"mode": "webhook", "webhook_url": "https://x.example/h"},
+            {"TEST_BOT_TOKEN": TOKEN, "TEST_SECRET": "short"},
+            "16+",
+        ),
+    ],
+)
+async def test_a_bot_that_cannot_start_says_why_and_stores_nothing(
+    tmp_path, clock, monkeypatch, telegram, env, words
+):
+    from assistant.errors import ConfigError
+
+    monkeypatch.delenv("TEST_BOT_TOKEN", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    raw = {
+        "assistant": {"data_dir": str(tmp_path)},
+        "telegram": {
+            "token_env": "TEST_BOT_TOKEN",
+            "webhook_secret_env": "TEST_SECRET",
+            **telegram,
+        },
+    }
+    with pytest.raises(ConfigError, match=words):
+        await serve_telegram(Setup(parse_config(raw), "test", tmp_path), clock, asyncio.Event())
+    assert not (tmp_path / "assistant.db").exists()
