@@ -1,16 +1,23 @@
-"""The one SQLite database: opening it safely, pragmas, and applying migrations in order."""
+"""The one SQLite database: opening it safely, its pragmas, migrations, and the only way in.
+
+``Database`` owns the connection. Everything reads through ``read()`` and writes through
+``write()``: both hold one lock, so a write is one ``BEGIN IMMEDIATE … COMMIT`` that no other
+coroutine's statement can slip into, and nothing else can commit or roll back. The
+scheduler's own thread connects through ``connect()`` with the same pragmas.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from weakref import WeakKeyDictionary
+from typing import Any
 
 import aiosqlite
+from aiosqlite.context import Result
 
 from assistant.errors import NotADatabaseError, SchemaTooNewError, StorageError
 from assistant.migrations import MIGRATIONS
@@ -19,8 +26,16 @@ log = logging.getLogger(__name__)
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 FILE_NAME = "assistant.db"
-
-_LOCKS: WeakKeyDictionary[aiosqlite.Connection, asyncio.Lock] = WeakKeyDictionary()
+BUSY_MS = 5000
+PRAGMAS = (
+    "journal_mode = WAL",
+    "foreign_keys = ON",
+    f"busy_timeout = {BUSY_MS}",
+    "synchronous = NORMAL",
+    # Checkpoint every ~16 MB of WAL instead of 4 MB: fewer syncs when many tasks are added.
+    "wal_autocheckpoint = 4000",
+)
+Row = sqlite3.Row
 
 
 def check_file(path: Path) -> None:
@@ -36,24 +51,117 @@ def check_file(path: Path) -> None:
         )
 
 
-async def open_database(path: Path, migrations: Sequence[str] = MIGRATIONS) -> aiosqlite.Connection:
+def connect(path: Path) -> sqlite3.Connection:
+    """A plain connection to an opened database, for a thread of its own (the scheduler's)."""
+    connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    connection.row_factory = sqlite3.Row
+    for pragma in PRAGMAS:
+        connection.execute(f"PRAGMA {pragma}")
+    return connection
+
+
+class Session:
+    """The statements of one read or one write; it cannot commit or roll back."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, parameters: Iterable[Any] = ()) -> Result[aiosqlite.Cursor]:
+        """Run one statement; await the cursor or use it with ``async with``."""
+        return self._conn.execute(sql, tuple(parameters))
+
+    async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+        """Run one statement for each row."""
+        await self._conn.executemany(sql, rows)
+
+    async def fetchone(self, sql: str, parameters: Iterable[Any] = ()) -> Row | None:
+        """The first row a query returns, if any."""
+        async with self._conn.execute(sql, tuple(parameters)) as cursor:
+            row: Row | None = await cursor.fetchone()
+        return row
+
+    async def fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
+        """Every row a query returns."""
+        async with self._conn.execute(sql, tuple(parameters)) as cursor:
+            return list(await cursor.fetchall())
+
+
+class Database:
+    """The owner of the connection: locked reads, and writes that are all or nothing."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self.path = path
+        self._conn = conn
+        self._session = Session(conn)
+        self._lock = asyncio.Lock()
+        self._holder: asyncio.Task[Any] | None = None
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[Session]:
+        """Statements that see only committed data; inside a write, that write's own."""
+        if self._holds():
+            yield self._session
+            return
+        async with self._lock:
+            self._holder = asyncio.current_task()
+            try:
+                yield self._session
+            finally:
+                self._holder = None
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[Session]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        if self._holds():
+            raise RuntimeError("a write was opened inside a read or write of the same task")
+        async with self._lock:
+            self._holder = asyncio.current_task()
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                yield self._session
+                await self._conn.commit()
+            except BaseException:
+                # A cancelled await does not stop the statement queued on the connection's
+                # thread, so the rollback is queued behind it whether or not BEGIN has run.
+                await asyncio.shield(self._conn.rollback())
+                raise
+            finally:
+                self._holder = None
+
+    async def user_version(self) -> int:
+        """The schema version recorded in the database header."""
+        async with self.read() as session:
+            return await _version(session)
+
+    async def close(self) -> None:
+        """Close the connection once the lock is free."""
+        async with self._lock:
+            await self._conn.close()
+
+    def _holds(self) -> bool:
+        return self._holder is not None and self._holder is asyncio.current_task()
+
+
+async def open_database(path: Path, migrations: Sequence[str] = MIGRATIONS) -> Database:
     """Open (creating if needed) and migrate the database at ``path``; the caller closes it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     check_file(path)
     conn = await aiosqlite.connect(path, isolation_level=None)
     try:
         await _check_version(conn, path, len(migrations))
-        await _apply_pragmas(conn)
-        await migrate(conn, migrations)
+        conn.row_factory = aiosqlite.Row
+        for pragma in PRAGMAS:
+            await conn.execute(f"PRAGMA {pragma}")
+        await _migrate(conn, migrations)
     except BaseException:
         await conn.close()
         raise
-    return conn
+    return Database(conn, path)
 
 
 async def _check_version(conn: aiosqlite.Connection, path: Path, known: int) -> None:
     try:
-        version = await user_version(conn)
+        version = await _version(Session(conn))
     except sqlite3.DatabaseError as exc:
         raise NotADatabaseError(
             f"{path}: cannot be read as SQLite ({exc}); it was left untouched"
@@ -65,29 +173,16 @@ async def _check_version(conn: aiosqlite.Connection, path: Path, known: int) -> 
         )
 
 
-async def _apply_pragmas(conn: aiosqlite.Connection) -> None:
-    conn.row_factory = aiosqlite.Row
-    await conn.execute("PRAGMA journal_mode = WAL")
-    await conn.execute("PRAGMA foreign_keys = ON")
-    await conn.execute("PRAGMA busy_timeout = 5000")
-    await conn.execute("PRAGMA synchronous = NORMAL")
-    # Checkpoint every ~16 MB of WAL instead of 4 MB: fewer syncs when many tasks are added.
-    await conn.execute("PRAGMA wal_autocheckpoint = 4000")
-
-
-async def user_version(conn: aiosqlite.Connection) -> int:
-    """Return the schema version recorded in the database header."""
-    async with conn.execute("PRAGMA user_version") as cur:
-        row = await cur.fetchone()
+async def _version(session: Session) -> int:
+    row = await session.fetchone("PRAGMA user_version")
     return int(row[0]) if row else 0
 
 
-async def migrate(conn: aiosqlite.Connection, migrations: Sequence[str] = MIGRATIONS) -> int:
-    """Apply the pending migrations, each in its own transaction; return the final version."""
-    version = await user_version(conn)
+async def _migrate(conn: aiosqlite.Connection, migrations: Sequence[str]) -> None:
+    """Apply the pending migrations, each in its own transaction."""
+    version = await _version(Session(conn))
     for number in range(version, len(migrations)):
         await _apply_one(conn, number + 1, migrations[number])
-    return len(migrations)
 
 
 async def _apply_one(conn: aiosqlite.Connection, version: int, script: str) -> None:
@@ -100,19 +195,3 @@ async def _apply_one(conn: aiosqlite.Connection, version: int, script: str) -> N
             await conn.rollback()
         raise StorageError(f"migration {version} failed and was rolled back: {exc}") from exc
     log.info("database migrated to schema %d", version)
-
-
-@asynccontextmanager
-async def transaction(conn: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
-    """One write transaction at a time per connection: committed on success, else rolled back."""
-    lock = _LOCKS.setdefault(conn, asyncio.Lock())
-    async with lock:
-        try:
-            await conn.execute("BEGIN IMMEDIATE")
-            yield conn
-            await conn.commit()
-        except BaseException:
-            # A cancelled await does not stop the statement already queued on the connection's
-            # thread, so the rollback is queued behind it whether or not BEGIN has run yet.
-            await asyncio.shield(conn.rollback())
-            raise

@@ -18,14 +18,12 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiosqlite
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assistant.agent import Agent, AgentSettings, Person, Turns  # noqa: E402
 from assistant.clock import SystemClock  # noqa: E402
-from assistant.db import open_database  # noqa: E402
+from assistant.db import Database, open_database  # noqa: E402
 from assistant.llm.types import (  # noqa: E402
     Completion,
     Request,
@@ -62,7 +60,7 @@ class ScriptedModel:
         return None
 
 
-async def build(path: Path) -> tuple[Agent, Turns, aiosqlite.Connection]:
+async def build(path: Path) -> tuple[Agent, Turns, Database]:
     conn = await open_database(path)
     clock = SystemClock()
     executor = Executor(Registry(builtin_tools()), AuditLog(conn, clock))

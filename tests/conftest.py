@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-import aiosqlite
 import pytest
 
 from assistant.clock import FakeClock
-from assistant.db import open_database
+from assistant.db import Database, open_database
 from assistant.tools import ToolContext
 
 START = datetime(2026, 3, 14, 9, 26, 53, tzinfo=UTC)
@@ -21,7 +20,7 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def conn(tmp_path) -> AsyncIterator[aiosqlite.Connection]:
+async def conn(tmp_path) -> AsyncIterator[Database]:
     connection = await open_database(tmp_path / "assistant.db")
     yield connection
     await connection.close()
@@ -32,3 +31,9 @@ def context(clock: FakeClock) -> ToolContext:
     return ToolContext(
         user_id=42, chat_id=42, request_id="req-1", timezone="Europe/Berlin", clock=clock
     )
+
+
+async def fetch(db: Database, sql: str, parameters: tuple = ()) -> list[tuple]:
+    """Rows of a query as plain tuples, read the way the app reads."""
+    async with db.read() as session:
+        return [tuple(row) for row in await session.fetchall(sql, parameters)]

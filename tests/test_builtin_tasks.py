@@ -10,6 +10,7 @@ from assistant.tasks import TaskStore
 from assistant.tools import Executor, Registry, ToolContext
 from assistant.tools.builtin import builtin_tools
 from assistant.tools.services import Services
+from tests.conftest import fetch
 
 
 @pytest.fixture
@@ -35,10 +36,7 @@ async def run(executor, context, name, **arguments):
 
 
 async def rows(conn) -> list:
-    async with conn.execute(
-        "SELECT id, user_id, task_type, execution_data FROM scheduled_tasks"
-    ) as c:
-        return list(await c.fetchall())
+    return await fetch(conn, "SELECT id, user_id, task_type, execution_data FROM scheduled_tasks")
 
 
 async def test_add_reminder_confirms_local_time_description_and_id(executor, clock, store):

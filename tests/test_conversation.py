@@ -5,6 +5,7 @@ from __future__ import annotations
 from assistant.llm.tokens import ApproxCounter, message_tokens
 from assistant.llm.types import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from assistant.memory.conversation import Conversations
+from tests.conftest import fetch
 
 
 def turn(n: int) -> list:
@@ -20,8 +21,9 @@ async def test_messages_round_trip_with_calls_results_and_audit_ids(conn, clock)
     conversations = Conversations(conn, clock)
     await conversations.append(1, 1, "t1", turn(0), {"c0": 17})
     assert await conversations.history(1) == turn(0)
-    async with conn.execute("SELECT audit_id, tokens FROM messages WHERE call_id = 'c0'") as c:
-        audit_id, tokens = await c.fetchone()
+    [(audit_id, tokens)] = await fetch(
+        conn, "SELECT audit_id, tokens FROM messages WHERE call_id = 'c0'"
+    )
     assert audit_id == 17 and tokens == message_tokens(turn(0)[2], ApproxCounter())
 
 
@@ -42,8 +44,7 @@ async def test_clear_hides_earlier_messages_without_deleting_them(conn, clock):
     assert await conversations.history(1) == []
     await conversations.append(1, 1, "t1", turn(1))
     assert await conversations.history(1) == turn(1)
-    async with conn.execute("SELECT COUNT(*) FROM messages") as c:
-        assert (await c.fetchone())[0] == 8
+    assert await fetch(conn, "SELECT COUNT(*) FROM messages") == [(8,)]
 
 
 async def test_chats_do_not_see_each_other(conn, clock):

@@ -7,9 +7,15 @@ import sqlite3
 
 import pytest
 
-from assistant.db import migrate, open_database, user_version
+from assistant.db import open_database
 from assistant.errors import NotADatabaseError, SchemaTooNewError, StorageError
 from assistant.migrations import MIGRATIONS
+from tests.conftest import fetch
+
+AUDIT_ROW = (
+    "INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments,"
+    " outcome, duration_ms) VALUES ('t', 'r', 'c', 1, 'x', '{}', 'ok', 1)"
+)
 
 
 def digest(path) -> str:
@@ -18,33 +24,27 @@ def digest(path) -> str:
 
 async def test_migrates_from_empty_and_again_idempotently(tmp_path) -> None:
     path = tmp_path / "a.db"
-    conn = await open_database(path)
-    assert await user_version(conn) == len(MIGRATIONS)
-    assert await migrate(conn) == len(MIGRATIONS)
-    async with conn.execute("PRAGMA journal_mode") as cur:
-        assert (await cur.fetchone())[0] == "wal"
-    async with conn.execute("PRAGMA foreign_keys") as cur:
-        assert (await cur.fetchone())[0] == 1
-    await conn.close()
-    conn = await open_database(path)
-    assert await user_version(conn) == len(MIGRATIONS)
-    await conn.close()
+    db = await open_database(path)
+    assert await db.user_version() == len(MIGRATIONS)
+    assert await fetch(db, "PRAGMA journal_mode") == [("wal",)]
+    assert await fetch(db, "PRAGMA foreign_keys") == [(1,)]
+    await db.close()
+    db = await open_database(path)  # nothing left to apply
+    assert await db.user_version() == len(MIGRATIONS)
+    await db.close()
 
 
 async def test_later_migrations_keep_existing_rows(tmp_path) -> None:
     path = tmp_path / "a.db"
-    conn = await open_database(path, MIGRATIONS[:1])
-    await conn.execute(
-        "INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments,"
-        " outcome, duration_ms) VALUES ('t', 'r', 'c', 1, 'x', '{}', 'ok', 1)"
-    )
-    await conn.close()
+    db = await open_database(path, MIGRATIONS[:1])
+    async with db.write() as session:
+        await session.execute(AUDIT_ROW)
+    await db.close()
     extra = (*MIGRATIONS, "CREATE TABLE later (id INTEGER PRIMARY KEY);")
-    conn = await open_database(path, extra)
-    async with conn.execute("SELECT count(*) FROM audit") as cur:
-        assert (await cur.fetchone())[0] == 1
-    assert await user_version(conn) == len(extra)
-    await conn.close()
+    db = await open_database(path, extra)
+    assert await fetch(db, "SELECT count(*) FROM audit") == [(1,)]
+    assert await db.user_version() == len(extra)
+    await db.close()
 
 
 async def test_a_failing_migration_is_rolled_back_whole(tmp_path) -> None:
@@ -83,11 +83,12 @@ async def test_a_file_that_is_not_a_database_is_refused_and_untouched(tmp_path, 
 
 
 async def test_audit_rows_cannot_be_changed_or_deleted(conn) -> None:
-    await conn.execute(
-        "INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments,"
-        " outcome, duration_ms) VALUES ('t', 'r', 'c', 1, 'x', '{}', 'ok', 1)"
-    )
+    async with conn.write() as session:
+        await session.execute(AUDIT_ROW)
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        await conn.execute("UPDATE audit SET outcome = 'error'")
+        async with conn.write() as session:
+            await session.execute("UPDATE audit SET outcome = 'error'")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        await conn.execute("DELETE FROM audit")
+        async with conn.write() as session:
+            await session.execute("DELETE FROM audit")
+    assert await fetch(conn, "SELECT outcome FROM audit") == [("ok",)]

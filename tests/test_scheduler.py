@@ -8,6 +8,7 @@ import pytest
 
 from assistant.errors import RunError
 from assistant.tasks import ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
+from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, BOB, FakeCalls, FakeOutbox, call, recurring, reminder
 
 MINUTE = timedelta(minutes=1)
@@ -61,12 +62,12 @@ def inject_fault(scheduler: Scheduler, where: str) -> None:
 
 
 async def run_rows(conn, task_id: str) -> list[tuple]:
-    async with conn.execute(
+    return await fetch(
+        conn,
         "SELECT scheduled_for, status, attempt, message_id, error, note FROM task_runs "
         "WHERE task_id = ? ORDER BY scheduled_for",
         (task_id,),
-    ) as cursor:
-        return [tuple(row) async for row in cursor]
+    )
 
 
 async def test_a_reminder_fires_when_due_and_records_the_message_id(
@@ -355,26 +356,22 @@ async def test_a_run_past_its_timeout_is_retried_only_if_safe(
 async def test_due_queries_use_the_next_run_index(start, conn):
     scheduler = await start()
     del scheduler
-    async with conn.execute(
+    rows = await fetch(
+        conn,
         "EXPLAIN QUERY PLAN SELECT next_run FROM scheduled_tasks WHERE enabled = 1 "
-        "AND lease_owner IS NULL ORDER BY next_run LIMIT 1"
-    ) as cursor:
-        plan = " ".join([str(tuple(row)) async for row in cursor])
+        "AND lease_owner IS NULL ORDER BY next_run LIMIT 1",
+    )
+    plan = " ".join(str(row) for row in rows)
     assert "idx_tasks_next_run" in plan
-    async with conn.execute(
-        "EXPLAIN QUERY PLAN SELECT * FROM task_runs WHERE status = 'running'"
-    ) as cursor:
-        plan = " ".join([str(tuple(row)) async for row in cursor])
+    rows = await fetch(conn, "EXPLAIN QUERY PLAN SELECT * FROM task_runs WHERE status = 'running'")
+    plan = " ".join(str(row) for row in rows)
     assert "idx_runs_running" in plan
 
 
 async def _until_running(conn, *task_ids: str) -> None:
     async def running() -> bool:
-        async with conn.execute(
-            "SELECT COUNT(*) FROM task_runs WHERE status = 'running'"
-        ) as cursor:
-            row = await cursor.fetchone()
-        return row[0] == len(task_ids)
+        rows = await fetch(conn, "SELECT COUNT(*) FROM task_runs WHERE status = 'running'")
+        return rows[0][0] == len(task_ids)
 
     import asyncio
 

@@ -9,6 +9,7 @@ import pytest
 
 from assistant.clock import FakeClock
 from assistant.tasks import ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
+from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
 
 MINUTE = timedelta(minutes=1)
@@ -120,14 +121,12 @@ async def test_stop_lets_runs_finish_within_the_grace_and_releases_the_rest(
     await until(lambda: clock.sleepers() == 1)  # the grace timer
     clock.advance(timedelta(seconds=5))
     await asyncio.wait_for(started[-1], 5)  # run() returns once the rest is released
-    async with conn.execute(
-        "SELECT id, lease_owner, status FROM scheduled_tasks ORDER BY id"
-    ) as cursor:
-        states = {row[0]: (row[1], row[2]) async for row in cursor}
+    rows = await fetch(conn, "SELECT id, lease_owner, status FROM scheduled_tasks ORDER BY id")
+    states = {row[0]: (row[1], row[2]) for row in rows}
     assert states[post.id] == (None, "active")  # released, not finished
     assert states[mom.id] == (None, "done")  # finished in time and recorded
-    async with conn.execute("SELECT status FROM task_runs WHERE task_id = ?", (post.id,)) as cur:
-        assert [row[0] async for row in cur] == ["running"]
+    runs = await fetch(conn, "SELECT status FROM task_runs WHERE task_id = ?", (post.id,))
+    assert runs == [("running",)]
     # The next start reports the POST as interrupted instead of replaying it.
     restarted = Scheduler(tmp_path / "assistant.db", clock, {"api_call": calls}, outbox)
     try:

@@ -10,6 +10,7 @@ import pytest
 from assistant.errors import TaskError, TaskNotFoundError
 from assistant.tasks import NewTask, TaskStore, parse_once
 from assistant.tasks import store as store_module
+from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, BOB, ZONE, call, recurring, reminder
 
 
@@ -24,10 +25,9 @@ def store(conn, clock, woken) -> TaskStore:
 
 
 async def rows(conn) -> list[tuple]:
-    async with conn.execute(
-        "SELECT id, user_id, status, next_run, attempts FROM scheduled_tasks ORDER BY id"
-    ) as cursor:
-        return [tuple(row) async for row in cursor]
+    return await fetch(
+        conn, "SELECT id, user_id, status, next_run, attempts FROM scheduled_tasks ORDER BY id"
+    )
 
 
 async def test_a_task_gets_a_short_id_and_wakes_the_scheduler(store, clock, woken) -> None:

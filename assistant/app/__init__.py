@@ -10,14 +10,12 @@ from pathlib import Path
 from typing import Literal, TextIO, assert_never
 from zoneinfo import ZoneInfo
 
-import aiosqlite
-
 from assistant import __version__
 from assistant.agent import Agent, AgentSettings, Answer, Person, Turns
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.console import Printer
-from assistant.db import FILE_NAME, open_database, user_version
+from assistant.db import FILE_NAME, Database, open_database
 from assistant.llm.provider import build_model
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
@@ -57,7 +55,7 @@ def build_registry(config: Config) -> Registry:
 
 
 def build_services(
-    config: Config, conn: aiosqlite.Connection, clock: Clock, tasks: TaskStore | None = None
+    config: Config, conn: Database, clock: Clock, tasks: TaskStore | None = None
 ) -> Services:
     """The stores and clients the tools work with; the caller closes ``services.http``."""
     net = config.net
@@ -130,7 +128,7 @@ def agent_settings(config: Config) -> AgentSettings:
     )
 
 
-def build_executor(config: Config, conn: aiosqlite.Connection, clock: Clock) -> Executor:
+def build_executor(config: Config, conn: Database, clock: Clock) -> Executor:
     """The registry's tools behind the executor, audited into the database."""
     return Executor(
         build_registry(config),
@@ -216,7 +214,7 @@ async def status(setup: Setup) -> str:
     path = setup.database_path()
     conn = await open_database(path)
     try:
-        version = await user_version(conn)
+        version = await conn.user_version()
     finally:
         await conn.close()
     registry = build_registry(setup.config)

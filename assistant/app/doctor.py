@@ -9,7 +9,7 @@ from collections.abc import Awaitable
 from typing import TextIO, TypeVar
 
 from assistant.app import Setup
-from assistant.db import open_database, user_version
+from assistant.db import open_database
 from assistant.errors import AssistantError, LLMError, ToolsUnsupportedError
 from assistant.llm.provider import build_model
 from assistant.llm.types import Request, ToolSpec, UserMessage
@@ -49,7 +49,7 @@ async def _database(setup: Setup, out: TextIO) -> bool:
     try:
         conn = await open_database(path)
         try:
-            version = await user_version(conn)
+            version = await conn.user_version()
         finally:
             await conn.close()
     except AssistantError as exc:

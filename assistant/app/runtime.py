@@ -13,8 +13,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import IO
 
-import aiosqlite
-
 from assistant.agent import Agent, Answer, EventSink, Person, Turns
 from assistant.agent.approvals import ApprovalDesk, Presenter
 from assistant.agent.commands import Commands, Reply
@@ -30,7 +28,7 @@ from assistant.app import (
 )
 from assistant.clock import Clock
 from assistant.console import Console
-from assistant.db import open_database
+from assistant.db import Database, open_database
 from assistant.errors import ConfigError, LLMError, StorageError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model
@@ -73,7 +71,7 @@ class Runtime:
     """The running parts, for a channel to talk to."""
 
     setup: Setup
-    conn: aiosqlite.Connection
+    conn: Database
     clock: Clock
     services: Services
     people: People
@@ -130,7 +128,7 @@ class _Waker:
 @dataclass(frozen=True)
 class _Parts:
     setup: Setup
-    conn: aiosqlite.Connection
+    conn: Database
     clock: Clock
     services: Services
     model: Model
@@ -195,7 +193,7 @@ def _own(database: Path) -> IO[bytes]:
     return lock
 
 
-def _model(setup: Setup, conn: aiosqlite.Connection) -> Model:
+def _model(setup: Setup, conn: Database) -> Model:
     try:
         return build_model(setup.config, conn)
     except LLMError as exc:

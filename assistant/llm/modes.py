@@ -13,8 +13,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Literal, Protocol
 
-import aiosqlite
-
+from assistant.db import Database
 from assistant.errors import LLMError, ToolsUnsupportedError
 from assistant.llm.model import Model
 from assistant.llm.textcalls import extract_tool_calls
@@ -61,24 +60,24 @@ class MemoryModes:
 class StoredModes:
     """Modes kept in the ``llm_modes`` table, so a restart does not try native again."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self._conn = conn
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def recall(self, model: str) -> ToolMode | None:
         """The remembered mode of this model, if any."""
-        async with self._conn.execute("SELECT mode FROM llm_modes WHERE model = ?", (model,)) as c:
-            row = await c.fetchone()
+        async with self._db.read() as session:
+            row = await session.fetchone("SELECT mode FROM llm_modes WHERE model = ?", (model,))
         return "text" if row and row[0] == "text" else ("native" if row else None)
 
     async def remember(self, model: str, mode: ToolMode, reason: str) -> None:
         """Keep the mode this model works in."""
-        await self._conn.execute(
-            "INSERT INTO llm_modes (model, mode, reason, since) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, reason = excluded.reason, "
-            "since = excluded.since",
-            (model, mode, reason, datetime.now(UTC).isoformat()),
-        )
-        await self._conn.commit()
+        async with self._db.write() as session:
+            await session.execute(
+                "INSERT INTO llm_modes (model, mode, reason, since) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, reason = excluded.reason, "
+                "since = excluded.since",
+                (model, mode, reason, datetime.now(UTC).isoformat()),
+            )
 
 
 class ToolModeModel:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import os
 
-import aiosqlite
-
 from assistant.config import Config, LLMSettings
+from assistant.db import Database
 from assistant.errors import ConfigError, LLMAuthError
 from assistant.llm.failures import Endpoint, RetryPolicy
 from assistant.llm.model import Model
@@ -48,7 +47,7 @@ def api_key(where: Endpoint) -> str:
     return key
 
 
-def build_model(config: Config, conn: aiosqlite.Connection) -> ToolModeModel:
+def build_model(config: Config, db: Database) -> ToolModeModel:
     """The configured model, wrapped in its tool mode, remembering fallbacks in the database."""
     settings = config.llm
     where = endpoint(settings)
@@ -78,4 +77,4 @@ def build_model(config: Config, conn: aiosqlite.Connection) -> ToolModeModel:
             max_tokens=settings.max_tokens,
             retry=retry,
         )
-    return ToolModeModel(adapter, settings.tool_mode, StoredModes(conn))
+    return ToolModeModel(adapter, settings.tool_mode, StoredModes(db))

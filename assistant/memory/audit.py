@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-import aiosqlite
-
 from assistant.clock import Clock
+from assistant.db import Database, Row
 from assistant.redaction import redact_text, redact_value
 
 Outcome = Literal["ok", "error", "timeout", "invalid", "unknown_tool", "denied", "cancelled"]
@@ -38,43 +37,44 @@ class AuditEntry:
 class AuditLog:
     """Writes audit rows and reads a user's recent ones; rows are never changed or deleted."""
 
-    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
-        self._conn = conn
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self._db = db
         self._clock = clock
 
     async def record(self, entry: AuditEntry) -> int:
         """Store ``entry`` with sensitive arguments masked and return its row id."""
-        cursor = await self._conn.execute(
-            "INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments, dropped,"
-            " outcome, result, error, duration_ms, approver)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                self._clock.now().isoformat(),
-                entry.request_id,
-                entry.call_id,
-                entry.user_id,
-                entry.tool,
-                json.dumps(redact_value(entry.arguments), ensure_ascii=False, default=str),
-                json.dumps(list(entry.dropped)),
-                entry.outcome,
-                redact_text(entry.result[:RESULT_CHARS]),
-                redact_text(entry.error[:RESULT_CHARS]),
-                entry.duration_ms,
-                entry.approver,
-            ),
-        )
+        async with self._db.write() as session:
+            cursor = await session.execute(
+                "INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments, dropped,"
+                " outcome, result, error, duration_ms, approver)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self._clock.now().isoformat(),
+                    entry.request_id,
+                    entry.call_id,
+                    entry.user_id,
+                    entry.tool,
+                    json.dumps(redact_value(entry.arguments), ensure_ascii=False, default=str),
+                    json.dumps(list(entry.dropped)),
+                    entry.outcome,
+                    redact_text(entry.result[:RESULT_CHARS]),
+                    redact_text(entry.error[:RESULT_CHARS]),
+                    entry.duration_ms,
+                    entry.approver,
+                ),
+            )
         return int(cursor.lastrowid or 0)
 
     async def recent(self, user_id: int, limit: int = 20) -> list[AuditEntry]:
         """The user's latest audit rows, newest first."""
-        async with self._conn.execute(
-            "SELECT * FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
-        ) as cursor:
-            rows = await cursor.fetchall()
+        async with self._db.read() as session:
+            rows = await session.fetchall(
+                "SELECT * FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
+            )
         return [_entry(row) for row in rows]
 
 
-def _entry(row: Any) -> AuditEntry:
+def _entry(row: Row) -> AuditEntry:
     return AuditEntry(
         request_id=row["request_id"],
         call_id=row["call_id"],

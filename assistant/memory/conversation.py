@@ -11,10 +11,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from assistant.clock import Clock
-from assistant.db import transaction
+from assistant.db import Database, Row, Session
 from assistant.llm.tokens import ApproxCounter, TokenCounter, message_tokens
 from assistant.llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from assistant.memory.fts import Index, chat_token, owner_tokens, search, segment, user_token
@@ -33,10 +31,8 @@ MAX_ROWS = 2000
 class Conversations:
     """Reads and appends the messages of each chat's current session."""
 
-    def __init__(
-        self, conn: aiosqlite.Connection, clock: Clock, counter: TokenCounter | None = None
-    ) -> None:
-        self._conn = conn
+    def __init__(self, db: Database, clock: Clock, counter: TokenCounter | None = None) -> None:
+        self._db = db
         self._clock = clock
         self._counter = counter or ApproxCounter()
 
@@ -47,13 +43,16 @@ class Conversations:
     async def recent(self, chat_id: int, budget: int) -> list[tuple[Message, int]]:
         """The latest messages with their token costs, oldest first: ``budget`` tokens and
         a little more, so that the caller can cut at a whole exchange."""
-        rows: list[aiosqlite.Row] = []
+        rows: list[Row] = []
         spent = 0
-        async with self._conn.execute(
-            "SELECT m.* FROM messages m JOIN chats c ON c.chat_id = m.chat_id "
-            "AND c.session = m.session WHERE m.chat_id = ? ORDER BY m.id DESC LIMIT ?",
-            (chat_id, MAX_ROWS),
-        ) as cursor:
+        async with (
+            self._db.read() as session,
+            session.execute(
+                "SELECT m.* FROM messages m JOIN chats c ON c.chat_id = m.chat_id "
+                "AND c.session = m.session WHERE m.chat_id = ? ORDER BY m.id DESC LIMIT ?",
+                (chat_id, MAX_ROWS),
+            ) as cursor,
+        ):
             while spent <= budget and (page := await cursor.fetchmany(PAGE_ROWS)):
                 rows.extend(page)
                 spent += sum(row["tokens"] for row in page)
@@ -70,7 +69,7 @@ class Conversations:
         """Store a turn's messages in the chat's current session, all or none."""
         at = self._clock.now().isoformat()
         audits = audit_ids or {}
-        async with transaction(self._conn) as conn:
+        async with self._db.write() as conn:
             session = await _session(conn, chat_id, user_id)
             for message in messages:
                 row = (chat_id, user_id, session, turn_id, *_columns(message, audits))
@@ -86,7 +85,8 @@ class Conversations:
     ) -> list[Found]:
         """The user's past messages that match ``query`` (in one chat, or all), best first."""
         owner = chat_token(chat_id) if chat_id is not None else user_token(user_id)
-        hits = await search(self._conn, MESSAGES, query, owner, user_id=user_id, limit=limit)
+        async with self._db.read() as session:
+            hits = await search(session, MESSAGES, query, owner, user_id=user_id, limit=limit)
         return [
             Found(
                 "message",
@@ -104,20 +104,19 @@ class Conversations:
 
     async def clear(self, chat_id: int, user_id: int) -> None:
         """Start a new session: earlier messages are kept but no longer sent to the model."""
-        async with transaction(self._conn) as conn:
+        async with self._db.write() as conn:
             await _session(conn, chat_id, user_id)
             await conn.execute(
                 "UPDATE chats SET session = session + 1 WHERE chat_id = ?", (chat_id,)
             )
 
 
-async def _session(conn: aiosqlite.Connection, chat_id: int, user_id: int) -> int:
+async def _session(conn: Session, chat_id: int, user_id: int) -> int:
     await conn.execute(
         "INSERT INTO chats (chat_id, user_id) VALUES (?, ?) ON CONFLICT (chat_id) DO NOTHING",
         (chat_id, user_id),
     )
-    async with conn.execute("SELECT session FROM chats WHERE chat_id = ?", (chat_id,)) as cursor:
-        row = await cursor.fetchone()
+    row = await conn.fetchone("SELECT session FROM chats WHERE chat_id = ?", (chat_id,))
     assert row is not None  # inserted just above
     return int(row[0])
 
@@ -141,7 +140,7 @@ def _text(message: Message) -> str:
     return message.text if isinstance(message, UserMessage | AssistantMessage) else ""
 
 
-def _message(row: aiosqlite.Row) -> Message:
+def _message(row: Row) -> Message:
     role = row["role"]
     if role == "user":
         return UserMessage(row["content"])

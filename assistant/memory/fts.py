@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import aiosqlite
+from assistant.db import Row, Session
 
 _CJK = (
     "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31ff"
@@ -80,13 +80,13 @@ class Index:
 class Hit:
     """A row found, its BM25 rank (lower is better) and a snippet around the match."""
 
-    row: aiosqlite.Row
+    row: Row
     rank: float
     snippet: str
 
 
 async def search(
-    conn: aiosqlite.Connection, index: Index, query: str, owner: str, *, user_id: int, limit: int
+    conn: Session, index: Index, query: str, owner: str, *, user_id: int, limit: int
 ) -> list[Hit]:
     """The best rows of the user holding every word of ``query``, else any of its words.
 
@@ -112,7 +112,7 @@ async def search(
     return await _hits(conn, index, expression, ranked, user_id) if ranked else []
 
 
-async def _oldest_candidate(conn: aiosqlite.Connection, index: Index, expression: str) -> int:
+async def _oldest_candidate(conn: Session, index: Index, expression: str) -> int:
     async with conn.execute(
         f"SELECT rowid FROM {index.fts} WHERE {index.fts} MATCH ? "
         "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
@@ -123,7 +123,7 @@ async def _oldest_candidate(conn: aiosqlite.Connection, index: Index, expression
 
 
 async def _hits(
-    conn: aiosqlite.Connection,
+    conn: Session,
     index: Index,
     expression: str,
     ranked: dict[int, float],

@@ -7,10 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import aiosqlite
-
 from assistant.clock import Clock
-from assistant.db import transaction
+from assistant.db import Database, Row
 from assistant.errors import ToolError
 from assistant.memory.fts import Index, owner_tokens, search, segment, user_token
 
@@ -44,15 +42,15 @@ class Found:
 class Notes:
     """The notes table and its full-text index, every statement scoped to the owner."""
 
-    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
-        self._conn = conn
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self._db = db
         self._clock = clock
 
     async def add(self, user_id: int, content: str, tags: Sequence[str] = ()) -> Note:
         """Save a note; empty or oversized content is refused."""
         content, clean = _checked(content, tags)
         at = self._clock.now()
-        async with transaction(self._conn) as conn:
+        async with self._db.write() as conn:
             cursor = await conn.execute(
                 "INSERT INTO notes (user_id, content, tags, created_at) VALUES (?, ?, ?, ?)",
                 (user_id, content, json.dumps(clean, ensure_ascii=False), at.isoformat()),
@@ -66,14 +64,15 @@ class Notes:
 
     async def list_notes(self, user_id: int, limit: int = 20) -> list[Note]:
         """The user's latest notes."""
-        async with self._conn.execute(
-            "SELECT * FROM notes WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
-        ) as cursor:
-            return [_note(row) for row in await cursor.fetchall()]
+        async with self._db.read() as session:
+            rows = await session.fetchall(
+                "SELECT * FROM notes WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
+            )
+        return [_note(row) for row in rows]
 
     async def delete(self, user_id: int, note_id: int) -> Note:
         """Delete the user's note; another user's note is not found."""
-        async with transaction(self._conn) as conn:
+        async with self._db.write() as conn:
             async with conn.execute(
                 "DELETE FROM notes WHERE id = ? AND user_id = ? RETURNING *", (note_id, user_id)
             ) as cursor:
@@ -85,9 +84,10 @@ class Notes:
 
     async def search(self, user_id: int, query: str, limit: int = 5) -> list[Found]:
         """The user's notes that match ``query``, best first (BM25)."""
-        hits = await search(
-            self._conn, NOTES, query, user_token(user_id), user_id=user_id, limit=limit
-        )
+        async with self._db.read() as session:
+            hits = await search(
+                session, NOTES, query, user_token(user_id), user_id=user_id, limit=limit
+            )
         return [
             Found(
                 "note",
@@ -113,7 +113,7 @@ def _checked(content: str, tags: Sequence[str]) -> tuple[str, list[str]]:
     return content, clean
 
 
-def _note(row: aiosqlite.Row) -> Note:
+def _note(row: Row) -> Note:
     return Note(
         row["id"],
         row["content"],

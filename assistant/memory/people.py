@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import aiosqlite
-
 from assistant.clock import Clock
+from assistant.db import Database
 from assistant.errors import ToolError
 
 
@@ -24,16 +23,16 @@ class Profile:
 class People:
     """Profiles by user id."""
 
-    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
-        self._conn = conn
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self._db = db
         self._clock = clock
 
     async def get(self, user_id: int) -> Profile:
         """The user's profile (an empty one for someone new)."""
-        async with self._conn.execute(
-            "SELECT timezone, name, blocked FROM people WHERE user_id = ?", (user_id,)
-        ) as cursor:
-            row = await cursor.fetchone()
+        async with self._db.read() as session:
+            row = await session.fetchone(
+                "SELECT timezone, name, blocked FROM people WHERE user_id = ?", (user_id,)
+            )
         if row is None:
             return Profile(user_id)
         return Profile(user_id, row[0], row[1], bool(row[2]))
@@ -60,10 +59,10 @@ class People:
         await self._upsert(user_id, "blocked", int(blocked))
 
     async def _upsert(self, user_id: int, column: str, value: object) -> None:
-        await self._conn.execute(
-            f"INSERT INTO people (user_id, {column}, updated_at) VALUES (?, ?, ?) "
-            f"ON CONFLICT (user_id) DO UPDATE SET {column} = excluded.{column}, "
-            "updated_at = excluded.updated_at",
-            (user_id, value, self._clock.now().isoformat()),
-        )
-        await self._conn.commit()
+        async with self._db.write() as session:
+            await session.execute(
+                f"INSERT INTO people (user_id, {column}, updated_at) VALUES (?, ?, ?) "
+                f"ON CONFLICT (user_id) DO UPDATE SET {column} = excluded.{column}, "
+                "updated_at = excluded.updated_at",
+                (user_id, value, self._clock.now().isoformat()),
+            )

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from assistant.db import connect
 from assistant.tasks.schedule import next_after
 from assistant.tasks.task import Task, TaskKind, stamp, unstamp
 
@@ -111,10 +112,7 @@ class DueQueue:
     """
 
     def __init__(self, path: Path, owner: str) -> None:
-        self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.connection.row_factory = sqlite3.Row
-        for pragma in ("busy_timeout = 5000", "foreign_keys = ON", "synchronous = NORMAL"):
-            self.connection.execute(f"PRAGMA {pragma}")
+        self.connection = connect(path)
         self._owner = owner
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scheduler-db")
 

@@ -12,10 +12,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from types import MappingProxyType
 
-import aiosqlite
-
 from assistant.clock import Clock
-from assistant.db import transaction
+from assistant.db import Database, Row, Session
 from assistant.errors import TaskError, TaskNotFoundError
 from assistant.tasks.reading import Parsed
 from assistant.tasks.schedule import Once, next_after, to_json
@@ -55,13 +53,13 @@ class TaskStore:
 
     def __init__(
         self,
-        conn: aiosqlite.Connection,
+        db: Database,
         clock: Clock,
         *,
         max_live_per_user: int = 200,
         on_change: Callable[[], None] = lambda: None,
     ) -> None:
-        self._conn = conn
+        self._db = db
         self._clock = clock
         self._max_live = max_live_per_user
         self._on_change = on_change
@@ -73,9 +71,10 @@ class TaskStore:
         for _ in range(ID_ATTEMPTS):
             task_id = new_id()
             try:
-                cursor = await self._conn.execute(
-                    _INSERT_WITHIN_LIMIT, (task_id, *values, new.owner.user_id, self._max_live)
-                )
+                async with self._db.write() as session:
+                    cursor = await session.execute(
+                        _INSERT_WITHIN_LIMIT, (task_id, *values, new.owner.user_id, self._max_live)
+                    )
             except sqlite3.IntegrityError as exc:
                 if "scheduled_tasks.id" in str(exc):
                     continue
@@ -90,7 +89,7 @@ class TaskStore:
         """Store many tasks in one transaction: all of them or, on any refusal, none."""
         now = self._clock.now()
         rows = [_values(new, now) for new in news]
-        async with transaction(self._conn) as conn:
+        async with self._db.write() as conn:
             await self._check_room(conn, news)
             ids = await _free_ids(conn, len(rows))
             await conn.executemany(_INSERT, [(i, *row) for i, row in zip(ids, rows, strict=True)])
@@ -99,11 +98,10 @@ class TaskStore:
 
     async def get(self, user_id: int, task_id: str) -> Task:
         """The user's task with this id."""
-        async with self._conn.execute(
+        row = await self._one(
             "SELECT * FROM scheduled_tasks WHERE id = ? AND user_id = ?",
             (task_id.strip().lower(), user_id),
-        ) as cursor:
-            row = await cursor.fetchone()
+        )
         if row is None:
             raise TaskNotFoundError(f"you have no task {task_id!r}; /tasks lists yours")
         return Task.from_row(row)
@@ -113,46 +111,43 @@ class TaskStore:
     ) -> list[Task]:
         """The user's tasks in these states, soonest first."""
         marks = ", ".join("?" * len(statuses))
-        async with self._conn.execute(
+        return await self._tasks(
             f"SELECT * FROM scheduled_tasks WHERE user_id = ? AND status IN ({marks}) "
             "ORDER BY next_run LIMIT ?",
             (user_id, *statuses, limit),
-        ) as cursor:
-            return [Task.from_row(row) for row in await cursor.fetchall()]
+        )
 
     async def operator_list(self, limit: int = 200) -> list[Task]:
         """Every live task of every user, soonest first: for the operator's command line only."""
-        async with self._conn.execute(
+        return await self._tasks(
             "SELECT * FROM scheduled_tasks WHERE status IN ('active', 'paused') "
             "ORDER BY next_run LIMIT ?",
             (limit,),
-        ) as cursor:
-            return [Task.from_row(row) for row in await cursor.fetchall()]
+        )
 
     async def owner_of(self, task_id: str) -> int:
         """Whose task this is: for the operator's command line only."""
-        async with self._conn.execute(
+        row = await self._one(
             "SELECT user_id FROM scheduled_tasks WHERE id = ?", (task_id.strip().lower(),)
-        ) as cursor:
-            row = await cursor.fetchone()
+        )
         if row is None:
             raise TaskNotFoundError(f"there is no task {task_id!r}")
         return int(row[0])
 
     async def count_live(self, user_id: int) -> int:
         """How many of the user's tasks are active or paused."""
-        async with self._conn.execute(_LIVE_COUNT, (user_id,)) as cursor:
-            row = await cursor.fetchone()
+        row = await self._one(_LIVE_COUNT, (user_id,))
         return int(row[0]) if row else 0
 
     async def runs(self, user_id: int, task_id: str, limit: int = 10) -> list[Run]:
         """The latest runs of the user's task."""
         await self.get(user_id, task_id)
-        async with self._conn.execute(
-            "SELECT * FROM task_runs WHERE task_id = ? ORDER BY scheduled_for DESC LIMIT ?",
-            (task_id.strip().lower(), limit),
-        ) as cursor:
-            return [Run.from_row(row) for row in await cursor.fetchall()]
+        async with self._db.read() as session:
+            rows = await session.fetchall(
+                "SELECT * FROM task_runs WHERE task_id = ? ORDER BY scheduled_for DESC LIMIT ?",
+                (task_id.strip().lower(), limit),
+            )
+        return [Run.from_row(row) for row in rows]
 
     async def pause(self, user_id: int, task_id: str) -> Task:
         """Stop an active task from firing until it is resumed."""
@@ -200,12 +195,12 @@ class TaskStore:
         values: tuple[str, ...],
     ) -> Task:
         marks = ", ".join("?" * len(allowed))
-        async with self._conn.execute(
-            f"UPDATE scheduled_tasks SET {change} WHERE id = ? AND user_id = ? "
-            f"AND status IN ({marks}) RETURNING *",
-            (*values, task_id.strip().lower(), user_id, *allowed),
-        ) as cursor:
-            row = await cursor.fetchone()
+        async with self._db.write() as session:
+            row = await session.fetchone(
+                f"UPDATE scheduled_tasks SET {change} WHERE id = ? AND user_id = ? "
+                f"AND status IN ({marks}) RETURNING *",
+                (*values, task_id.strip().lower(), user_id, *allowed),
+            )
         if row is None:
             task = await self.get(user_id, task_id)
             raise TaskError(
@@ -214,7 +209,16 @@ class TaskStore:
         self._on_change()
         return Task.from_row(row)
 
-    async def _check_room(self, conn: aiosqlite.Connection, news: Sequence[NewTask]) -> None:
+    async def _one(self, sql: str, parameters: tuple[object, ...]) -> Row | None:
+        async with self._db.read() as session:
+            return await session.fetchone(sql, parameters)
+
+    async def _tasks(self, sql: str, parameters: tuple[object, ...]) -> list[Task]:
+        async with self._db.read() as session:
+            rows = await session.fetchall(sql, parameters)
+        return [Task.from_row(row) for row in rows]
+
+    async def _check_room(self, conn: Session, news: Sequence[NewTask]) -> None:
         wanted: dict[int, int] = {}
         for new in news:
             wanted[new.owner.user_id] = wanted.get(new.owner.user_id, 0) + 1
@@ -238,7 +242,7 @@ class TaskStore:
         )
 
 
-async def _free_ids(conn: aiosqlite.Connection, count: int) -> list[str]:
+async def _free_ids(conn: Session, count: int) -> list[str]:
     ids: list[str] = []
     while len(ids) < count:
         fresh = list({new_id() for _ in range(count - len(ids))} - set(ids))
