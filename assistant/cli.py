@@ -53,24 +53,24 @@ def parser() -> argparse.ArgumentParser:
 
 
 async def _run(setup: app.Setup) -> None:
-    from assistant.app import runtime
+    from assistant.app import serve
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signal_number, stop.set)
-    await runtime.serve_telegram(setup, SystemClock(), stop)
+    await serve.serve_telegram(setup, SystemClock(), stop)
 
 
 async def _chat(setup: app.Setup) -> None:
-    from assistant.app import runtime
+    from assistant.app import serve
 
-    console = Console(sys.stdout, runtime.console_user(setup))
+    console = Console(sys.stdout, serve.console_user(setup))
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signal_number, console.feed, None)
     console.read_stdin()
-    await runtime.chat(setup, SystemClock(), console)
+    await serve.chat(setup, SystemClock(), console)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,7 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "chat":
             asyncio.run(_chat(setup))
         elif args.command == "ask":
-            answer = asyncio.run(app.ask(setup, args.text, SystemClock(), sys.stdout))
+            from assistant.app import serve
+
+            answer = asyncio.run(serve.ask(setup, args.text, SystemClock(), sys.stdout))
             return 0 if answer.ending in ("answered", "max_steps") else 1
         elif args.command == "schedule":
             print(app.preview_schedule(config, args.text, args.tz, SystemClock().now()))

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
-from assistant.agent.approvals import Pending
+from assistant.agent.approval import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.commands import Button, Reply, notice_buttons
 from assistant.tasks import Notice
@@ -70,7 +70,7 @@ class Console:
         self._user_id = user_id
         self._lines: asyncio.Queue[str | None] = asyncio.Queue()
         self._ids = itertools.count(1)
-        self.assistant: Assistant | None = None
+        self._asking: str | None = None  # the approval the next line answers
 
     async def deliver(self, notice: Notice) -> int:
         """Print a notice from the scheduler (a reminder, a result, a report)."""
@@ -78,16 +78,17 @@ class Console:
         self._print(f"\n🔔 {notice.text}{_hints(buttons)}")
         return next(self._ids)
 
-    async def present(self, pending: Pending) -> None:
-        """Ask y/n for an approval, and pass the answer on."""
-        self._print(f"\n⚠️ Approval needed:\n{pending.text}\nApprove? [y/N] ")
-        line = await self._lines.get()
-        approve = (line or "").strip().lower() in ("y", "yes")
-        if self.assistant is not None:
-            result = self.assistant.decide(
-                pending.token, pending.request.user_id, approve, pending.digest
-            )
-            self._print(result)
+    async def present(self, pending: Pending) -> int | None:
+        """Show an approval request; the next line typed answers it (y, else no)."""
+        self._print(f"\n⚠️ Approval needed:\n{pending.text}\nApprove? [y/N] (type it next)")
+        self._asking = pending.token
+        return next(self._ids)
+
+    async def close(self, pending: Pending, outcome: str) -> None:
+        """Say how an approval ended."""
+        if self._asking == pending.token:
+            self._asking = None
+        self._print(f"[{pending.tool}] {outcome}")
 
     def feed(self, line: str | None) -> None:
         """Take a line of input (None at the end of input)."""
@@ -104,26 +105,28 @@ class Console:
 
         threading.Thread(target=pump, name="stdin", daemon=True).start()
 
-    async def run(self) -> None:
+    async def run(self, assistant: Assistant) -> None:
         """Answer lines until /quit or the end of input."""
-        assert self.assistant is not None
-        person = await self.assistant.person(self._user_id, self._user_id, "")
         self._print(GREETING)
         while (line := await self._lines.get()) is not None:
             text = line.strip()
+            if self._asking is not None:
+                token, self._asking = self._asking, None
+                approve = text.lower() in ("y", "yes")
+                self._print(await assistant.decide(token, self._user_id, approve))
+                continue
             if text in ("/quit", "/exit"):
                 break
             if text:
-                await self._handle(person, text)
-                person = await self.assistant.person(self._user_id, self._user_id, "")
+                person = await assistant.person(self._user_id, self._user_id, "")
+                await self._handle(assistant, person, text)
 
-    async def _handle(self, person: Person, text: str) -> None:
-        assert self.assistant is not None
+    async def _handle(self, assistant: Assistant, person: Person, text: str) -> None:
         if text.startswith("/press "):
-            self._show(await self.assistant.press(person, text[7:].strip()))
+            self._show(await assistant.press(person, text[7:].strip()))
             return
         printer = Printer(self._out)
-        result = await self.assistant.answer(person, text, printer.show)
+        result = await assistant.answer(person, text, printer.show)
         if isinstance(result, Answer):
             printer.finish(result)
         else:

@@ -18,7 +18,8 @@ user or model only ever sees a generic message with a reference.
     │   └── TaskError               a task operation refused: over a limit, wrong state
     │       └── TaskNotFoundError   no such task for this user (another user's is not found either)
     ├── RunError                    a scheduled run failed; the message is safe to show the user
-    │   └── RetryableRunError       it may work later (network down, rate limit): retry with backoff
+    │   ├── RetryableRunError       it may work later (network down, rate limit): retry with backoff
+    │   └── RecipientBlockedError   the user blocked the bot: their tasks wait until they return
     └── LLMError                    the model could not be reached or answered nonsense; user-worded
         ├── LLMAuthError            the key was rejected (401/403) or is missing
         ├── ModelNotFoundError      the endpoint does not know the configured model
@@ -89,6 +90,10 @@ class TaskNotFoundError(TaskError):
 
 class RunError(AssistantError):
     """A scheduled run failed for a reason that is safe to show its owner."""
+
+
+class RecipientBlockedError(RunError):
+    """The channel cannot reach the user because they blocked the bot."""
 
 
 class RetryableRunError(RunError):

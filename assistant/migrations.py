@@ -133,4 +133,31 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at  TEXT    NOT NULL
     );
     """,
+    # 6: approvals as stored pending actions; tasks paused because their owner blocked the bot;
+    # the task behind an audit row of a scheduled run.
+    """
+    CREATE TABLE approvals (
+        token       TEXT    PRIMARY KEY,
+        user_id     INTEGER NOT NULL,
+        chat_id     INTEGER NOT NULL,
+        timezone    TEXT    NOT NULL,
+        request_id  TEXT    NOT NULL,
+        call_id     TEXT    NOT NULL,
+        tool        TEXT    NOT NULL,
+        arguments   TEXT    NOT NULL,
+        digest      TEXT    NOT NULL,
+        reason      TEXT    NOT NULL,
+        preview     TEXT    NOT NULL,
+        created_at  TEXT    NOT NULL,
+        expires_at  TEXT    NOT NULL,
+        status      TEXT    NOT NULL DEFAULT 'pending'
+            CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'refused')),
+        message_id  INTEGER,
+        decided_at  TEXT,
+        approver    INTEGER
+    );
+    CREATE INDEX approvals_pending ON approvals (expires_at) WHERE status = 'pending';
+    ALTER TABLE scheduled_tasks ADD COLUMN paused_by TEXT;
+    ALTER TABLE audit ADD COLUMN task_id TEXT;
+    """,
 )

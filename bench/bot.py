@@ -24,7 +24,7 @@ from fake_telegram import TOKEN, FakeTelegram  # noqa: E402
 from fakehttp import Reply, fake_server  # noqa: E402
 
 from assistant.app import Setup  # noqa: E402
-from assistant.app.runtime import serve_telegram  # noqa: E402
+from assistant.app.serve import serve_telegram  # noqa: E402
 from assistant.clock import SystemClock  # noqa: E402
 from assistant.config import parse_config  # noqa: E402
 from assistant.logs import configure_logging  # noqa: E402

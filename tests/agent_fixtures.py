@@ -7,12 +7,14 @@ from dataclasses import dataclass, field
 
 from fakehttp import FakeServer
 
-from assistant.agent import Agent, AgentSettings, ApprovalRequest, Decision, Person, Turns
+from assistant.agent import Agent, AgentSettings, Pending, Person, Turns
+from assistant.agent.approvals import ApprovalDesk
 from assistant.clock import FakeClock
 from assistant.errors import ToolError
 from assistant.llm.failures import Endpoint, RetryPolicy
 from assistant.llm.modes import ToolModeModel
 from assistant.llm.openai import OpenAIModel
+from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
 from assistant.tools import Executor, Registry, ToolContext, tool
@@ -92,16 +94,22 @@ def sample_tools(effects: Effects) -> list:
     return [get_time, save_note, broken_lookup, slow_lookup, wait_for_release, fetch_page, transfer]
 
 
-class ScriptedApprover:
-    """Answers approval requests as the test says, recording them."""
+class Prompts:
+    """A channel's approval prompts, recorded: what was shown and how each ended."""
 
-    def __init__(self, *answers: bool) -> None:
-        self.answers = list(answers)
-        self.asked: list[ApprovalRequest] = []
+    def __init__(self, *, fail: bool = False) -> None:
+        self.shown: list[Pending] = []
+        self.closed: list[tuple[str, str]] = []
+        self.fail = fail
 
-    async def decide(self, request: ApprovalRequest) -> Decision:
-        self.asked.append(request)
-        return Decision(self.answers.pop(0) if self.answers else False, approver=request.user_id)
+    async def present(self, pending: Pending) -> int | None:
+        if self.fail:
+            raise ConnectionError("the channel is down")
+        self.shown.append(pending)
+        return len(self.shown)
+
+    async def close(self, pending: Pending, outcome: str) -> None:
+        self.closed.append((pending.token, outcome))
 
 
 @dataclass
@@ -112,7 +120,8 @@ class Rig:
     agent: Agent
     turns: Turns
     effects: Effects
-    approver: ScriptedApprover
+    desk: ApprovalDesk
+    prompts: Prompts
     conversations: Conversations
     audit: AuditLog
     inner: OpenAIModel
@@ -125,7 +134,7 @@ async def build_rig(
     *,
     settings: AgentSettings | None = None,
     mode: str = "auto",
-    approvals: tuple[bool, ...] = (),
+    prompts: Prompts | None = None,
 ) -> Rig:
     effects = Effects()
     audit = AuditLog(conn, clock)
@@ -137,13 +146,14 @@ async def build_rig(
         return None
 
     inner = OpenAIModel(endpoint, "k", timeout=5, retry=RetryPolicy(sleep=no_sleep))
-    approver = ScriptedApprover(*approvals)
+    prompts = prompts or Prompts()
+    desk = ApprovalDesk(ApprovalBook(conn), executor, conversations, prompts, clock)
     agent = Agent(
         ToolModeModel(inner, mode),  # type: ignore[arg-type]
         executor,
         conversations,
         clock,
-        approver=approver,
+        approver=desk,
         settings=settings or AgentSettings(stream=False),
     )
-    return Rig(server, agent, Turns(agent), effects, approver, conversations, audit, inner)
+    return Rig(server, agent, Turns(agent), effects, desk, prompts, conversations, audit, inner)

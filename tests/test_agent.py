@@ -132,7 +132,7 @@ async def test_a_correction_that_fails_again_ends_the_turn_and_nothing_runs(rig,
     answer = await rig.agent.reply(ME, "note milk")
     assert answer.ending == "invalid" and "nothing was run" in answer.text
     assert "save_note" in answer.text
-    assert rig.effects.notes == [] and len(server.requests) == 2 and rig.approver.asked == []
+    assert rig.effects.notes == [] and len(server.requests) == 2 and rig.prompts.shown == []
     # the stored history stays well formed: every call has a result
     history = await rig.conversations.history(ME.chat_id)
     calls = [c.id for m in history if isinstance(m, AssistantMessage) for c in m.calls]
@@ -185,31 +185,33 @@ async def test_a_provider_failure_is_told_plainly_and_the_message_kept(rig, serv
 async def test_untrusted_content_is_framed_and_later_side_effects_need_approval(
     server, conn, clock
 ):
-    rig = await build_rig(server, conn, clock, approvals=(False,))
+    rig = await build_rig(server, conn, clock)
     server.script(
         chat_reply(None, (call("c1", "fetch_page", {"url": "https://weather.example/today"}),)),
         chat_reply(None, (call("c2", "save_note", {"content": "pwned"}),)),
-        chat_reply("It is sunny."),
     )
     answer = await rig.agent.reply(ME, "weather?")
     page = next(m for m in sent_messages(server, 1) if m["role"] == "tool")["content"]
     assert page.startswith("<<untrusted data from fetch_page") and "\u200b" not in page
     assert page.rstrip().endswith("<<end of untrusted data>>")
-    assert [a.tool for a in rig.approver.asked] == ["save_note"] and rig.effects.notes == []
-    denied = [m for m in sent_messages(server, 2) if m["role"] == "tool"][-1]["content"]
-    assert "did not approve" in denied
-    assert answer.text.endswith("Sources:\n- https://weather.example/today")
+    assert [p.tool for p in rig.prompts.shown] == ["save_note"] and rig.effects.notes == []
+    assert answer.ending == "awaiting" and "approval to run save_note" in answer.text
+    assert len(server.requests) == 2  # the turn ended with the prompt
+    assert "Declined" in (await rig.desk.answer(rig.prompts.shown[0].token, ME.user_id, False))
     (row, *_) = await rig.audit.recent(ME.user_id)
     assert row.tool == "save_note" and row.outcome == "denied" and row.approver == ME.user_id
+    assert rig.effects.notes == []
     await rig.inner.close()
 
 
 async def test_a_risky_tool_runs_only_when_approved(server, conn, clock):
-    rig = await build_rig(server, conn, clock, approvals=(True,))
-    server.script(chat_reply(None, (call("c1", "transfer", {"amount": 5}),)), chat_reply("Moved."))
-    await rig.agent.reply(ME, "move 5")
-    (asked,) = rig.approver.asked
-    assert (asked.tool, dict(asked.arguments), asked.user_id) == ("transfer", {"amount": 5}, 42)
+    rig = await build_rig(server, conn, clock)
+    server.script(chat_reply(None, (call("c1", "transfer", {"amount": 5}),)))
+    answer = await rig.agent.reply(ME, "move 5")
+    (asked,) = rig.prompts.shown
+    assert (asked.tool, asked.user_id) == ("transfer", 42) and '"amount": 5' in asked.text
+    assert answer.ending == "awaiting" and rig.effects.notes == []
+    assert "done" in await rig.desk.answer(asked.token, ME.user_id, True)
     assert rig.effects.notes == ["transfer 5"]
     await rig.inner.close()
 

@@ -1,103 +1,138 @@
-"""Approvals bound to one call: exact arguments, the same user, one use, a deadline."""
+"""Approvals as stored, pending actions: the turn ends with the prompt; the answer runs exactly
+the stored call, once, from its user, in time; deny and expiry are audited and edit the prompt;
+a restart keeps them answerable."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
-from agent_fixtures import ME, build_rig
+from agent_fixtures import ME, Prompts, build_rig
 from fakehttp import fake_server
 from llm_fixtures import call, chat_reply
 
-from assistant.agent.approval import ApprovalRequest
-from assistant.agent.approvals import ApprovalDesk, arguments_hash, preview
+from assistant.agent.approvals import preview
+from tests.conftest import fetch
 
-CALL = ApprovalRequest(
-    42,
-    42,
-    "c1",
-    "api_call",
-    {
-        "url": "https://home.example/lights",
-        "method": "POST",
-        "headers": {"Authorization": "Bearer sk-live-abcdefghijklmnop", "X-Mode": "night"},
-        "body": "x" * 1000,
-    },
-    "api_call POST changes something",
-)
+ARGUMENTS = {
+    "url": "https://home.example/lights",
+    "method": "POST",
+    "headers": {"Authorization": "Bearer sk-live-abcdefghijklmnop", "X-Mode": "night"},
+    "body": "x" * 1000,
+}
 
 
-class Shown:
-    def __init__(self) -> None:
-        self.pending = []
-        self.arrived = asyncio.Event()
-
-    async def __call__(self, pending) -> None:
-        self.pending.append(pending)
-        self.arrived.set()
-
-
-async def asked(desk, shown, request=CALL):
-    decision = asyncio.ensure_future(desk.decide(request))
-    await shown.arrived.wait()
-    return decision, shown.pending[-1]
+async def asked_transfer(rig, server, amount: int = 5):
+    server.script(chat_reply(None, (call("c1", "transfer", {"amount": amount}),)))
+    answer = await rig.agent.reply(ME, f"move {amount}")
+    assert answer.ending == "awaiting"
+    return rig.prompts.shown[-1]
 
 
 async def test_the_preview_shows_the_exact_action_with_secrets_masked():
-    text = preview(CALL)
+    text = preview("api_call", "POST changes something", ARGUMENTS)
     assert "POST https://home.example/lights" in text and "X-Mode: night" in text
     assert "sk-live" not in text and "Authorization: [REDACTED]" in text
     assert "body: " + "x" * 400 + "…" in text
 
 
-async def test_an_approval_from_the_user_runs_it_once(clock):
-    shown = Shown()
-    desk = ApprovalDesk(clock, shown)
-    decision, pending = await asked(desk, shown)
-    assert desk.answer(pending.token, 42, True, pending.digest) == "Approved."
-    assert (await decision).approved and (await decision).approver == 42
-    assert "no longer open" in desk.answer(pending.token, 42, True)  # replayed: refused
-    assert desk.open() == []
-
-
-async def test_an_expired_request_is_refused(clock):
-    shown = Shown()
-    desk = ApprovalDesk(clock, shown, ttl=timedelta(minutes=10))
-    decision, pending = await asked(desk, shown)
-    clock.advance(timedelta(minutes=10))
-    result = await decision
-    assert not result.approved and result.note == "the request expired"
-    assert "no longer open" in desk.answer(pending.token, 42, True)
-
-
-async def test_an_answer_for_changed_arguments_is_refused(clock):
-    shown = Shown()
-    desk = ApprovalDesk(clock, shown)
-    decision, pending = await asked(desk, shown)
-    changed = arguments_hash({**CALL.arguments, "url": "https://evil.example/"})
-    assert "changed" in desk.answer(pending.token, 42, True, changed)
-    assert not decision.done()
-    desk.answer(pending.token, 42, False, pending.digest)
-    assert not (await decision).approved
-
-
-async def test_another_user_cannot_answer(clock):
-    shown = Shown()
-    desk = ApprovalDesk(clock, shown)
-    decision, pending = await asked(desk, shown)
-    assert "Only the person who asked" in desk.answer(pending.token, 7, True)
-    assert not decision.done()
-    desk.answer(pending.token, 42, True)
-    assert (await decision).approved
-
-
-async def test_the_agent_runs_an_approved_call_and_audits_who_approved(conn, clock):
+async def test_approving_runs_the_stored_call_once_and_audits_who(conn, clock):
     async with fake_server() as server:
-        rig = await build_rig(server, conn, clock, approvals=(True,))
+        rig = await build_rig(server, conn, clock)
+        pending = await asked_transfer(rig, server)
+        assert rig.effects.notes == []
+        assert "done" in await rig.desk.answer(pending.token, ME.user_id, True)
+        assert "no longer open" in await rig.desk.answer(pending.token, ME.user_id, True)
+        assert rig.effects.notes == ["transfer 5"]  # once
+        (row, *_) = await rig.audit.recent(ME.user_id)
+        assert (row.tool, row.outcome, row.approver) == ("transfer", "ok", ME.user_id)
+        assert rig.prompts.closed[-1][0] == pending.token
+        assert "Approved and done" in rig.prompts.closed[-1][1]
+        history = await rig.conversations.history(ME.chat_id)
+        assert "Approved and done" in history[-1].text  # the model learns how it ended
+        await rig.inner.close()
+
+
+async def test_another_user_cannot_answer_and_nothing_changes(conn, clock):
+    async with fake_server() as server:
+        rig = await build_rig(server, conn, clock)
+        pending = await asked_transfer(rig, server)
+        assert "Only the person who asked" in await rig.desk.answer(pending.token, 7, True)
+        assert await fetch(conn, "SELECT status FROM approvals") == [("pending",)]
+        assert rig.effects.notes == []
+        await rig.inner.close()
+
+
+async def test_expiry_refuses_audits_and_edits_the_prompt(conn, clock):
+    async with fake_server() as server:
+        rig = await build_rig(server, conn, clock)
+        pending = await asked_transfer(rig, server)
+        clock.advance(timedelta(minutes=10))
+        assert await rig.desk.expire() == 1
+        assert rig.prompts.closed == [(pending.token, "Not run: the request expired.")]
+        assert "no longer open" in await rig.desk.answer(pending.token, ME.user_id, True)
+        (row, *_) = await rig.audit.recent(ME.user_id)
+        assert (row.tool, row.outcome) == ("transfer", "denied")
+        assert rig.effects.notes == []
+        await rig.inner.close()
+
+
+async def test_a_late_press_before_the_expiry_sweep_is_refused(conn, clock):
+    async with fake_server() as server:
+        rig = await build_rig(server, conn, clock)
+        pending = await asked_transfer(rig, server)
+        clock.advance(timedelta(minutes=11))
+        assert "expired" in await rig.desk.answer(pending.token, ME.user_id, True)
+        assert rig.effects.notes == []
+        await rig.inner.close()
+
+
+async def test_the_hash_is_checked_against_the_call_that_would_run(conn, clock):
+    async with fake_server() as server:
+        rig = await build_rig(server, conn, clock)
+        pending = await asked_transfer(rig, server)
+        async with conn.write() as session:  # the stored call changed behind the prompt
+            await session.execute("UPDATE approvals SET arguments = '{\"amount\": 5000}'")
+        assert "changed" in await rig.desk.answer(pending.token, ME.user_id, True)
+        assert rig.effects.notes == []
+        (row, *_) = await rig.audit.recent(ME.user_id)
+        assert (row.tool, row.outcome) == ("transfer", "denied")
+        await rig.inner.close()
+
+
+async def test_pending_approvals_survive_a_restart(conn, clock):
+    async with fake_server() as server:
+        rig = await build_rig(server, conn, clock)
+        pending = await asked_transfer(rig, server)
+        restarted = await build_rig(server, conn, clock)  # a new desk on the same database
+        assert "done" in await restarted.desk.answer(pending.token, ME.user_id, True)
+        assert restarted.effects.notes == ["transfer 5"]
+        await rig.inner.close()
+        await restarted.inner.close()
+
+
+async def test_a_prompt_that_cannot_be_shown_is_refused_not_left_waiting(conn, clock):
+    async with fake_server() as server:
+        rig = await build_rig(server, conn, clock, prompts=Prompts(fail=True))
         server.script(
-            chat_reply(None, (call("c1", "transfer", {"amount": 5}),)), chat_reply("Moved.")
+            chat_reply(None, (call("c1", "transfer", {"amount": 5}),)), chat_reply("Not done.")
         )
-        await rig.agent.reply(ME, "move 5")
-        (row,) = await rig.audit.recent(ME.user_id)
-        assert (row.tool, row.outcome, row.approver) == ("transfer", "ok", 42)
+        answer = await rig.agent.reply(ME, "move 5")
+        assert answer.ending == "answered" and rig.effects.notes == []
+        assert await fetch(conn, "SELECT status FROM approvals") == [("refused",)]
+        await rig.inner.close()
+
+
+async def test_the_desk_expires_as_deadlines_pass(conn, clock):
+    import asyncio
+
+    async with fake_server() as server:
+        rig = await build_rig(server, conn, clock)
+        runner = asyncio.ensure_future(rig.desk.run())
+        pending = await asked_transfer(rig, server)
+        clock.advance(timedelta(minutes=10))
+        async with asyncio.timeout(5):
+            while not rig.prompts.closed:  # noqa: ASYNC110 (the desk's loop runs on the fake clock)
+                await asyncio.sleep(0)
+        assert rig.prompts.closed[0][0] == pending.token
+        runner.cancel()
         await rig.inner.close()

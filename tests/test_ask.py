@@ -9,14 +9,18 @@ from fakehttp import fake_server
 from llm_fixtures import call, chat_reply, chat_stream
 
 from assistant import app
+from assistant.app import serve
 from assistant.cli import main
 from assistant.config import parse_config
 from assistant.errors import ConfigError
+
+OWNER = 4242
 
 
 def setup_for(tmp_path, url: str, **llm) -> app.Setup:
     raw = {
         "assistant": {"data_dir": str(tmp_path), "timezone": "Asia/Tokyo"},
+        "telegram": {"allowed_user_ids": [OWNER]},
         "llm": {"base_url": url, "api_key_env": "TEST_LLM_KEY", **llm},
     }
     return app.Setup(parse_config(raw), "test", tmp_path)
@@ -32,7 +36,7 @@ async def test_ask_streams_the_answer_after_a_tool_call(tmp_path, monkeypatch, c
             ),
         )
         out = io.StringIO()
-        answer = await app.ask(setup_for(tmp_path, f"{server.url}/v1"), "time?", clock, out)
+        answer = await serve.ask(setup_for(tmp_path, f"{server.url}/v1"), "time?", clock, out)
     assert answer.ending == "answered"
     assert out.getvalue() == "  ⚙ get_current_time…\nIt is 18:26 in Tokyo.\n"
     assert server.requests[0].headers["authorization"] == "Bearer sk-local"
@@ -44,13 +48,14 @@ async def test_ask_without_streaming_prints_the_whole_answer(tmp_path, monkeypat
     async with fake_server() as server:
         server.script(chat_reply("Hello."))
         out = io.StringIO()
-        await app.ask(setup_for(tmp_path, f"{server.url}/v1", stream=False), "hi", clock, out)
+        await serve.ask(setup_for(tmp_path, f"{server.url}/v1", stream=False), "hi", clock, out)
     assert out.getvalue() == "Hello.\n"
 
 
 def test_ask_without_a_key_says_how_to_configure_a_model(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.toml").write_text(f"[telegram]\nallowed_user_ids = [{OWNER}]\n")
     assert main(["ask", "hi"]) == 2
     error = capsys.readouterr().err
     assert "$OPENAI_API_KEY is empty" in error and "Ollama" in error
@@ -74,3 +79,29 @@ def test_a_missing_anthropic_extra_is_a_config_error(tmp_path, monkeypatch):
     config = parse_config({"llm": {"provider": "anthropic"}})
     with pytest.raises(ConfigError, match=r"assistant\[anthropic\]"):
         build_model(config, None)  # type: ignore[arg-type]
+
+
+def test_ask_without_an_owner_says_to_configure_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", "hi"]) == 2
+    assert "telegram.allowed_user_ids" in capsys.readouterr().err
+
+
+async def test_ask_acts_as_the_owner_so_its_reminder_can_be_delivered(tmp_path, monkeypatch, clock):
+    monkeypatch.setenv("TEST_LLM_KEY", "k")
+    async with fake_server() as server:
+        server.script(
+            chat_reply(None, (call("c1", "add_reminder", {"when": "in 5m", "message": "tea"}),)),
+            chat_reply("Set."),
+        )
+        setup = setup_for(tmp_path, f"{server.url}/v1", stream=False)
+        await serve.ask(setup, "remind me in 5m: tea", clock, io.StringIO())
+    from assistant.db import open_database
+    from tests.conftest import fetch
+
+    db = await open_database(setup.database_path())
+    rows = await fetch(db, "SELECT user_id, chat_id FROM scheduled_tasks")
+    history = await fetch(db, "SELECT DISTINCT chat_id FROM messages")
+    await db.close()
+    assert rows == [(OWNER, OWNER)] and history == [(OWNER,)]

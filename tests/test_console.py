@@ -12,7 +12,7 @@ from llm_fixtures import call, chat_reply
 from tasks_fixtures import until
 
 from assistant.app import Setup
-from assistant.app.runtime import chat
+from assistant.app.serve import chat
 from assistant.config import parse_config
 from assistant.console import Console
 
@@ -71,10 +71,7 @@ async def test_an_approval_is_asked_and_answered_at_the_prompt(tmp_path, clock, 
     async with fake_server() as llm, fake_server() as home:
         home.script(Reply(raw=b"ok", headers={"content-type": "text/plain"}))
         target = f"http://localhost:{home.url.rsplit(':', 1)[1]}/lights/off"
-        llm.script(
-            chat_reply(None, (call("c1", "api_call", {"url": target, "method": "POST"}),)),
-            chat_reply("The lights are off."),
-        )
+        llm.script(chat_reply(None, (call("c1", "api_call", {"url": target, "method": "POST"}),)))
         setup = setup_for(
             tmp_path,
             llm={"base_url": f"{llm.url}/v1", "api_key_env": "TEST_KEY", "stream": False},
@@ -84,8 +81,10 @@ async def test_an_approval_is_asked_and_answered_at_the_prompt(tmp_path, clock, 
         terminal.type("turn off the lights", "y", "/quit")
         await chat(setup, clock, terminal.console)
     text = terminal.text()
-    assert f"POST {target}" in text and "Approve? [y/N]" in text and "Approved." in text
-    assert home.requests[0].method == "POST" and "The lights are off." in text
+    assert f"POST {target}" in text and "Approve? [y/N]" in text
+    assert "I need your approval to run api_call" in text  # the turn ended with the prompt
+    assert "Approved and done: api_call" in text
+    assert home.requests[0].method == "POST" and len(llm.requests) == 1
 
 
 @pytest.mark.parametrize("answer", ["n", ""])

@@ -107,18 +107,14 @@ async def test_an_agent_task_runs_with_its_read_only_tools_only(conn, clock, ser
     )
     outbox = FakeOutbox()
 
-    def make_agent(executor: Executor) -> Agent:
-        return Agent(
-            rig.agent._model,
-            executor,
-            rig.conversations,
-            clock,
-            settings=AgentSettings(stream=False),
-        )
-
-    runner = AgentTaskExecutor(
-        tools, lambda r: Executor(r, AuditLog(conn, clock)), make_agent, outbox
+    agent = Agent(
+        rig.agent._model,
+        Executor(tools, AuditLog(conn, clock)),
+        rig.conversations,
+        clock,
+        settings=AgentSettings(stream=False),
     )
+    runner = AgentTaskExecutor(agent, tools, outbox)
     assert runner.tools_for(firing.task).names() == ["get_time"]
     server.script(
         chat_reply(None, (call("c1", "save_note", {"content": "x"}),)), chat_reply("It is 10:26.")

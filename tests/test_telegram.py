@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
@@ -13,7 +14,7 @@ from fakehttp import Reply, fake_server
 from llm_fixtures import call, chat_reply
 
 from assistant.app import Setup
-from assistant.app.runtime import serve_telegram
+from assistant.app.serve import serve_telegram
 from assistant.config import parse_config
 
 ADA = 42
@@ -153,26 +154,30 @@ async def test_an_approval_pressed_runs_the_call_and_an_expired_one_does_not(
         async with bot(tmp_path, clock, monkeypatch, net=net) as (telegram, model):
             model.script(
                 chat_reply(None, (call("c1", "api_call", {"url": target, "method": "POST"}),)),
-                chat_reply("The lights are off."),
+                chat_reply("Hello again."),
             )
             telegram.message(ADA, "turn the lights off")
             await eventually(lambda: any("Approval needed" in t for t in telegram.texts()))
             asked = next(p for p in telegram.sent() if "Approval needed" in str(p["text"]))
             assert f"POST {target}" in str(asked["text"])
+            # The chat is not held while the approval waits: the next message is answered.
+            telegram.message(ADA, "hello?")
+            await eventually(lambda: any("Hello again." in t for t in telegram.texts()))
             approve = next(b for b in buttons_of(asked) if b.startswith("approve:"))
             telegram.press(7, approve)  # a stranger's press passes no gate
             telegram.press(ADA, approve)
-            await eventually(lambda: any("The lights are off." in t for t in telegram.texts()))
+            await eventually(lambda: any("Approved and done" in t for t in telegram.texts()))
             assert [r.method for r in home.requests] == ["POST"]
+            edited = telegram.sent("editMessageText")[-1]
+            assert "reply_markup" not in edited or not buttons_of(edited)
 
             model.script(
-                chat_reply(None, (call("c2", "api_call", {"url": target, "method": "DELETE"}),)),
-                chat_reply("It was not approved in time."),
+                chat_reply(None, (call("c2", "api_call", {"url": target, "method": "DELETE"}),))
             )
             telegram.message(ADA, "delete the lights")
             await eventually(lambda: sum("Approval needed" in t for t in telegram.texts()) == 2)
             clock.advance(timedelta(minutes=10))
-            await eventually(lambda: any("not approved in time" in t for t in telegram.texts()))
+            await eventually(lambda: any("request expired" in t for t in telegram.texts()))
             late = [
                 b
                 for p in telegram.sent()
@@ -181,9 +186,10 @@ async def test_an_approval_pressed_runs_the_call_and_an_expired_one_does_not(
             ][-2]
             telegram.press(ADA, late)
             await eventually(
-                lambda: (
-                    len(home.requests) == 1
-                    and any(c.method == "answerCallbackQuery" for c in telegram.calls[-3:])
+                lambda: any(
+                    "no longer open" in str(c.params.get("text", ""))
+                    for c in telegram.calls
+                    if c.method == "answerCallbackQuery"
                 )
             )
             assert [r.method for r in home.requests] == ["POST"]
@@ -212,15 +218,43 @@ async def test_a_long_answer_is_split_and_rejected_markup_falls_back_to_plain_te
         await eventually(lambda: any(t == "**bold** and <odd> markup" for t in telegram.texts()))
 
 
-async def test_a_user_who_blocked_the_bot_has_their_tasks_paused(tmp_path, clock, monkeypatch):
+def task_states(tmp_path) -> list[tuple]:
+    with sqlite3.connect(tmp_path / "assistant.db") as raw:
+        return raw.execute("SELECT status, paused_by FROM scheduled_tasks").fetchall()
+
+
+async def test_a_user_who_blocked_the_bot_has_their_tasks_paused_until_they_write(
+    tmp_path, clock, monkeypatch
+):
     async with bot(tmp_path, clock, monkeypatch) as (telegram, _):
         telegram.message(ADA, "/every daily 9am stretch")
         await eventually(lambda: any("stretch" in t for t in telegram.texts()))
         telegram.fail_next("sendMessage", 403, "Forbidden: bot was blocked by the user")
         clock.advance(timedelta(days=1))
-        await eventually(lambda: not telegram.failures.get("sendMessage"))
+        await eventually(lambda: task_states(tmp_path) == [("paused", "blocked")])
+        sent = len(telegram.sent())
         telegram.message(ADA, "/tasks")
-        await eventually(lambda: any("[paused]" in t for t in telegram.texts()))
+        await eventually(lambda: any("Welcome back" in t for t in telegram.texts()))
+        assert task_states(tmp_path) == [("active", None)]
+        assert "[paused]" not in str(telegram.sent()[sent:])
+
+
+async def test_a_permanent_bad_request_is_not_retried_as_a_network_error(
+    tmp_path, clock, monkeypatch
+):
+    async with bot(tmp_path, clock, monkeypatch) as (telegram, _):
+        telegram.message(ADA, "/remind in 5m stretch")
+        await eventually(lambda: any("stretch" in t for t in telegram.texts()))
+        for _ in range(2):  # refused as HTML, then as plain text: final
+            telegram.fail_next("sendMessage", 400, "Bad Request: chat not found")
+        clock.advance(timedelta(minutes=5))
+        await eventually(lambda: not telegram.failures.get("sendMessage"))
+        with sqlite3.connect(tmp_path / "assistant.db") as raw:
+            await eventually(
+                lambda: raw.execute("SELECT status FROM task_runs").fetchall() == [("error",)]
+            )
+            (error,) = raw.execute("SELECT error FROM task_runs").fetchone()
+        assert "refused the message" in error and "could not be reached" not in error
 
 
 async def test_webhook_mode_takes_only_updates_that_carry_the_secret(tmp_path, clock, monkeypatch):

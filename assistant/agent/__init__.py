@@ -1,7 +1,7 @@
 """The dialog agent: history, the model and tools in a bounded loop, approvals, per-chat turns."""
 
 from assistant.agent.agent import Agent, AgentSettings, Person
-from assistant.agent.approval import ApprovalRequest, Approver, Decision, DenyAll
+from assistant.agent.approval import ApprovalRequest, Approver, DenyAll, Pending, Prompts
 from assistant.agent.events import (
     AgentEvent,
     Answer,
@@ -20,11 +20,12 @@ __all__ = [
     "Answer",
     "ApprovalRequest",
     "Approver",
-    "Decision",
     "DenyAll",
     "Done",
     "EventSink",
+    "Pending",
     "Person",
+    "Prompts",
     "TextSoFar",
     "ToolFinished",
     "ToolStarted",

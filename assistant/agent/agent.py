@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from assistant.agent.approval import ApprovalRequest, Approver, Decision, DenyAll
+from assistant.agent.approval import ApprovalRequest, Approver, DenyAll
 from assistant.agent.citations import cite
 from assistant.agent.events import (
     Answer,
@@ -35,9 +35,11 @@ from assistant.llm.types import (
     UserMessage,
 )
 from assistant.memory.conversation import Conversations
-from assistant.tools import Executor, ToolContext, ToolResult, ValidCall
+from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCall
 
 log = logging.getLogger(__name__)
+
+AWAITING = "waiting for the user's approval: it runs when they approve, and not before"
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class _Turn:
     notices: list[str] = field(default_factory=list)
     corrections: int = 0
     tainted: bool = False
+    awaiting: list[str] = field(default_factory=list)
     steps: int = 0
 
 
@@ -101,6 +104,17 @@ class Agent:
         self._approver = approver or DenyAll()
         self._settings = settings or AgentSettings()
         self._services = services
+
+    def limited_to(self, registry: Registry) -> Agent:
+        """The same agent with only these tools and nobody to approve anything."""
+        return Agent(
+            self._model,
+            self._executor.limited_to(registry),
+            self._conversations,
+            self._clock,
+            settings=self._settings,
+            services=self._services,
+        )
 
     async def reply(self, person: Person, text: str, sink: EventSink | None = None) -> Answer:
         """Answer ``text``; the turn is stored even when it fails or is cancelled."""
@@ -140,6 +154,8 @@ class Agent:
             if results is None:
                 return self._answer(turn, _invalid_text(turn), "invalid")
             turn.new.extend(_tool_message(r) for r in results)
+            if turn.awaiting:  # the turn ends here; the answer to the prompt runs the call
+                return self._answer(turn, _awaiting_text(turn, completion), "awaiting")
         return self._answer(turn, _max_steps_text(turn), "max_steps")
 
     async def _ask(self, turn: _Turn) -> Completion:
@@ -183,6 +199,7 @@ class Agent:
         return await self._execute(turn, approved)
 
     async def _approve(self, turn: _Turn, item: ValidCall | ToolResult) -> ValidCall | ToolResult:
+        """The call itself, or its result: waiting for approval, or refused."""
         if isinstance(item, ToolResult):
             return item
         tool = item.tool
@@ -191,29 +208,24 @@ class Agent:
             reason = "this turn has read outside content, and this call changes something"
         if reason is None:
             return item
-        decision = await self._decide(turn, item, reason)
-        if decision.approved:
-            return replace(item, approver=decision.approver)
-        why = f"not run: the user did not approve it ({decision.note or 'declined'})"
-        return await self._executor.refuse(item, turn.context, why, decision.approver)
+        if await self._request_approval(turn, item, reason):
+            turn.awaiting.append(tool.name)
+            return ToolResult(item.call.id, tool.name, AWAITING, outcome="pending")
+        why = "not run: nobody could be asked to approve it"
+        return await self._executor.refuse(item, turn.context, why)
 
-    async def _decide(self, turn: _Turn, valid: ValidCall, reason: str) -> Decision:
+    async def _request_approval(self, turn: _Turn, valid: ValidCall, reason: str) -> bool:
+        person = turn.person
         request = ApprovalRequest(
-            turn.person.user_id,
-            turn.person.chat_id,
-            valid.call.id,
-            valid.tool.name,
-            valid.json_arguments,
-            reason,
-        )
+            person.user_id, person.chat_id, person.timezone, turn.context.request_id,
+            valid.call.id, valid.tool.name, valid.json_arguments, reason,
+        )  # fmt: skip
         try:
             async with asyncio.timeout(self._settings.approval_timeout):
-                return await self._approver.decide(request)
-        except TimeoutError:
-            return Decision(False, note="the request expired")
+                return await self._approver.ask(request)
         except Exception:
             log.exception("asking for approval of %s failed; refused", valid.tool.name)
-            return Decision(False, note="it could not be asked for")
+            return False
 
     async def _execute(
         self, turn: _Turn, approved: Sequence[ValidCall | ToolResult]
@@ -228,7 +240,8 @@ class Agent:
                 await _emit(
                     turn.sink, ToolFinished(result.call_id, result.name, not result.is_error)
                 )
-            if isinstance(item, ValidCall) and item.tool.untrusted:
+            if isinstance(item, ValidCall) and item.tool.untrusted and not result.is_error:
+                # Only content that came in taints the turn; a refused or failed fetch did not.
                 turn.tainted = True
                 step.append(replace(result, content=frame(result.name, result.content)))
             else:
@@ -296,6 +309,12 @@ def _close_open_calls(turn: _Turn, reason: str) -> None:
     turn.new.extend(
         ToolMessage(c.id, c.name, reason, True) for c in last.calls if c.id not in answered
     )
+
+
+def _awaiting_text(turn: _Turn, completion: Completion) -> str:
+    names = ", ".join(dict.fromkeys(turn.awaiting))
+    ask = f"I need your approval to run {names}: answer the request above. It runs only then."
+    return f"{completion.text.strip()}\n\n{ask}" if completion.text.strip() else ask
 
 
 def _invalid_text(turn: _Turn) -> str:

@@ -1,9 +1,14 @@
-"""The approval seam: the agent asks, a channel shows the exact action and the user decides."""
+"""The approval seam: the agent asks, a channel shows the exact action and the user decides.
+
+An approval is a stored, pending action, not a coroutine waiting: the agent's turn ends with
+the prompt, and the answer, whenever it comes, runs exactly the stored call or refuses it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 
@@ -13,6 +18,8 @@ class ApprovalRequest:
 
     user_id: int
     chat_id: int
+    timezone: str
+    request_id: str
     call_id: str
     tool: str
     arguments: Mapping[str, Any]
@@ -20,25 +27,41 @@ class ApprovalRequest:
 
 
 @dataclass(frozen=True)
-class Decision:
-    """The answer to an approval request and who gave it."""
+class Pending:
+    """An approval as a channel shows it: the token its buttons carry and the exact action."""
 
-    approved: bool
-    approver: int | None = None
-    note: str = ""
+    token: str
+    user_id: int
+    chat_id: int
+    tool: str
+    text: str
+    expires_at: datetime
+    message_id: int | None = None
 
 
 class Approver(Protocol):
-    """What a channel implements to ask its user (buttons in Telegram, y/n in a terminal)."""
+    """Where the agent asks: the approval desk, or nobody."""
 
-    async def decide(self, request: ApprovalRequest) -> Decision:
-        """Ask, and return the decision; failing to ask is a refusal."""
+    async def ask(self, request: ApprovalRequest) -> bool:
+        """Store and present the request; False when nobody could be asked (it is refused)."""
+        ...
+
+
+class Prompts(Protocol):
+    """What a channel implements to show approvals (buttons in Telegram, y/n in a terminal)."""
+
+    async def present(self, pending: Pending) -> int | None:
+        """Show the request; return the id of the message that shows it, if any."""
+        ...
+
+    async def close(self, pending: Pending, outcome: str) -> None:
+        """Replace the request with how it ended (approved and run, declined, expired)."""
         ...
 
 
 class DenyAll:
     """Where nobody can be asked: every request is refused, so nothing risky runs."""
 
-    async def decide(self, request: ApprovalRequest) -> Decision:
+    async def ask(self, request: ApprovalRequest) -> bool:
         """Refuse."""
-        return Decision(False, note="no one is there to approve it")
+        return False

@@ -1,9 +1,10 @@
-"""Approval requests bound to one call: its exact arguments, its user, one use, a deadline.
+"""Approvals bound to one call: its exact arguments, its user, one use, a deadline.
 
-The desk turns the agent's question into a pending approval with a random token, has the
-channel present it (buttons, a y/n prompt), and waits for the answer or the deadline. An
-answer counts only from the same user, for the same arguments (by hash), once, in time;
-anything else is refused, and the wait ends refused: it fails closed.
+The desk stores the agent's question as a pending approval with a random token and has the
+channel present it; the turn that asked is over by then. An answer counts only from the same
+user, once, before the deadline; approving runs exactly the stored call, after checking that
+the call about to run hashes to what was shown. Deny, expiry and every refusal are audited,
+and the prompt is edited to say how it ended. A restart keeps pending approvals answerable.
 """
 
 from __future__ import annotations
@@ -13,19 +14,25 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
-from assistant.agent.approval import ApprovalRequest, Decision
+from assistant.agent.approval import ApprovalRequest, Pending, Prompts
 from assistant.clock import Clock
+from assistant.errors import AssistantError
+from assistant.llm.types import AssistantMessage, ToolCall
+from assistant.memory.approvals import ApprovalBook, Status, StoredApproval
+from assistant.memory.conversation import Conversations
 from assistant.redaction import redact_value
+from assistant.tools import Executor, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TTL = timedelta(minutes=10)
 BODY_PREVIEW = 400
+RESULT_PREVIEW = 600
 
 
 def arguments_hash(arguments: Mapping[str, Any]) -> str:
@@ -34,10 +41,10 @@ def arguments_hash(arguments: Mapping[str, Any]) -> str:
     return hashlib.sha256(encoded.encode()).hexdigest()
 
 
-def preview(request: ApprovalRequest) -> str:
+def preview(tool: str, reason: str, arguments: Mapping[str, Any]) -> str:
     """The exact action as the user approves it, secrets masked and long bodies cut."""
-    masked = redact_value(dict(request.arguments))
-    lines = [f"{request.tool}: {request.reason}"]
+    masked = redact_value(dict(arguments))
+    lines = [f"{tool}: {reason}"]
     if isinstance(masked, Mapping) and "url" in masked:
         lines.append(f"{masked.get('method', 'GET')} {masked['url']}")
         for name, value in (masked.get("headers") or {}).items():
@@ -51,78 +58,159 @@ def preview(request: ApprovalRequest) -> str:
     return "\n".join(lines)
 
 
-@dataclass
-class Pending:
-    """An approval waiting for its answer."""
-
-    token: str
-    request: ApprovalRequest
-    digest: str
-    expires_at: datetime
-    text: str
-    answer: asyncio.Future[Decision] = field(repr=False, default_factory=asyncio.Future)
-
-
-Presenter = Callable[[Pending], Awaitable[None]]
-
-
 class ApprovalDesk:
-    """Asks through a channel's presenter and checks every answer against its request."""
+    """Stores, presents, answers and expires approvals; runs an approved call exactly once."""
 
-    def __init__(self, clock: Clock, present: Presenter, ttl: timedelta = DEFAULT_TTL) -> None:
+    def __init__(
+        self,
+        book: ApprovalBook,
+        executor: Executor,
+        conversations: Conversations,
+        prompts: Prompts,
+        clock: Clock,
+        *,
+        ttl: timedelta = DEFAULT_TTL,
+        services: object = None,
+    ) -> None:
+        self._book = book
+        self._executor = executor
+        self._conversations = conversations
+        self._prompts = prompts
         self._clock = clock
-        self._present = present
         self._ttl = ttl
-        self._pending: dict[str, Pending] = {}
+        self._services = services
+        self._added = asyncio.Event()
 
-    async def decide(self, request: ApprovalRequest) -> Decision:
-        """Present the request and wait for a valid answer, or refuse at the deadline."""
-        pending = Pending(
-            secrets.token_urlsafe(12),
-            request,
-            arguments_hash(request.arguments),
+    async def ask(self, request: ApprovalRequest) -> bool:
+        """Store the request and show it; False (and refused) when it cannot be shown."""
+        stored = StoredApproval(
+            secrets.token_urlsafe(12), request.user_id, request.chat_id, request.timezone,
+            request.request_id, request.call_id, request.tool, request.arguments,
+            arguments_hash(request.arguments), request.reason,
+            preview(request.tool, request.reason, request.arguments),
             self._clock.now() + self._ttl,
-            preview(request),
-        )
-        self._pending[pending.token] = pending
+        )  # fmt: skip
+        await self._book.add(stored, self._clock.now())
         try:
-            await self._present(pending)
-            return await self._wait(pending)
-        finally:
-            self._pending.pop(pending.token, None)
-            if not pending.answer.done():
-                pending.answer.cancel()
+            message_id = await self._prompts.present(_pending(stored))
+        except AssistantError as exc:
+            log.warning("could not show the approval for %s (%s); refused", request.tool, exc)
+            await self._end(stored, "refused", None, "it could not be asked for")
+            return False
+        except Exception:
+            log.exception("could not show the approval for %s; refused", request.tool)
+            await self._end(stored, "refused", None, "it could not be asked for")
+            return False
+        await self._book.shown(stored.token, message_id)
+        self._added.set()
+        return True
 
-    def answer(self, token: str, user_id: int, approve: bool, digest: str | None = None) -> str:
-        """Take an answer; returns what to tell the one who gave it."""
-        pending = self._pending.get(token)
-        if pending is None or pending.answer.done():
+    async def answer(self, token: str, user_id: int, approve: bool) -> str:
+        """Take the owner's answer; returns what to tell the one who gave it."""
+        stored = await self._book.get(token)
+        if stored is None or stored.status != "pending":
             return "This approval is no longer open (answered, expired or unknown)."
-        if user_id != pending.request.user_id:
-            log.warning(
-                "user %s tried to answer an approval of user %s", user_id, pending.request.user_id
-            )
+        if user_id != stored.user_id:
+            log.warning("user %s tried to answer an approval of user %s", user_id, stored.user_id)
             return "Only the person who asked can answer this."
-        if digest is not None and digest != pending.digest:
-            return "The action changed since this was asked; it was not approved."
-        if self._clock.now() >= pending.expires_at:
-            pending.answer.set_result(Decision(False, user_id, "the request expired"))
+        if self._clock.now() >= stored.expires_at:
+            await self.expire()
             return "This approval expired; nothing was run."
-        note = "approved" if approve else "declined"
-        pending.answer.set_result(Decision(approve, user_id, note))
-        return "Approved." if approve else "Declined; nothing was run."
+        if not approve:
+            taken = await self._end(stored, "denied", user_id, "the user declined it")
+            return "Declined; nothing was run." if taken else "This approval is no longer open."
+        return await self._approve(stored, user_id)
 
-    def open(self) -> list[Pending]:
-        """The approvals waiting now."""
-        return [p for p in self._pending.values() if not p.answer.done()]
+    async def expire(self) -> int:
+        """Refuse every approval past its deadline, and say so where it was asked."""
+        ended = 0
+        for stored in await self._book.expired(self._clock.now()):
+            ended += await self._end(stored, "expired", None, "the request expired")
+        return ended
 
-    async def _wait(self, pending: Pending) -> Decision:
-        deadline = asyncio.ensure_future(self._clock.sleep_until(pending.expires_at))
-        waits: set[asyncio.Future[Any]] = {pending.answer, deadline}
+    async def run(self) -> None:
+        """Expire approvals as their deadlines pass (those missed while stopped, at once)."""
+        while True:
+            self._added.clear()
+            await self.expire()
+            deadline = await self._book.next_deadline()
+            waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(self._added.wait())}
+            if deadline is not None:
+                waits.add(asyncio.ensure_future(self._clock.sleep_until(deadline)))
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+
+    async def _approve(self, stored: StoredApproval, user_id: int) -> str:
+        taken = await self._book.take(stored.token, "approved", self._clock.now(), user_id)
+        if taken is None:
+            return "This approval is no longer open (answered, expired or unknown)."
+        context = self._context(stored)
+        checked = await self._executor.check(_call(stored), context)
+        if isinstance(checked, ToolResult):
+            outcome = f"Not run: the stored call is no longer valid ({checked.content[:200]})."
+        elif arguments_hash(checked.json_arguments) != stored.digest:
+            reason = "the action changed since it was asked; it was not approved"
+            await self._executor.refuse(checked, context, reason, user_id)
+            outcome = "Not run: the action changed since this was asked."
+        else:
+            [result] = await self._executor.execute([replace(checked, approver=user_id)], context)
+            outcome = _ran(stored.tool, result)
+        await self._report(stored, outcome)
+        return outcome
+
+    async def _end(
+        self, stored: StoredApproval, status: Status, approver: int | None, why: str
+    ) -> bool:
+        """Refuse a pending approval for good: audited, and the prompt says why."""
+        taken = await self._book.take(stored.token, status, self._clock.now(), approver)
+        if taken is None:
+            return False
+        context = self._context(stored)
+        checked = await self._executor.check(_call(stored), context)
+        if not isinstance(checked, ToolResult):
+            await self._executor.refuse(checked, context, f"not run: {why}", approver)
+        await self._report(stored, f"Not run: {why}.")
+        return True
+
+    async def _report(self, stored: StoredApproval, outcome: str) -> None:
+        """Edit the prompt to the outcome, and keep it in the chat's history for the model."""
         try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            deadline.cancel()
-        if pending.answer.done() and not pending.answer.cancelled():
-            return pending.answer.result()
-        return Decision(False, note="the request expired")
+            await self._prompts.close(_pending(stored), outcome)
+        except Exception:
+            log.exception("could not update the approval prompt %s", stored.token)
+        message = AssistantMessage(f"[{stored.tool} call {stored.call_id}] {outcome}")
+        try:
+            await self._conversations.append(
+                stored.chat_id, stored.user_id, stored.request_id, [message]
+            )
+        except Exception:
+            log.exception("could not store the outcome of approval %s", stored.token)
+
+    def _context(self, stored: StoredApproval) -> ToolContext:
+        return ToolContext(
+            stored.user_id, stored.chat_id, stored.request_id, stored.timezone, self._clock,
+            self._services,
+        )  # fmt: skip
+
+
+def _pending(stored: StoredApproval) -> Pending:
+    return Pending(
+        stored.token, stored.user_id, stored.chat_id, stored.tool, stored.preview,
+        stored.expires_at, stored.message_id,
+    )  # fmt: skip
+
+
+def _call(stored: StoredApproval) -> ToolCall:
+    return ToolCall(stored.call_id, stored.tool, dict(stored.arguments))
+
+
+def _ran(tool: str, result: ToolResult) -> str:
+    content = result.content[:RESULT_PREVIEW] + (
+        "…" if len(result.content) > RESULT_PREVIEW else ""
+    )
+    if result.is_error:
+        return f"Approved, but {tool} failed: {content}"
+    return f"Approved and done: {tool}\n{content}"

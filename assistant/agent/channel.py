@@ -26,10 +26,6 @@ class Assistant(Protocol):
         """What a button does."""
         ...
 
-    def decide(self, token: str, user_id: int, approve: bool, digest: str) -> str:
-        """Answer an approval request."""
-        ...
-
-    async def blocked(self, user_id: int) -> None:
-        """The user blocked the bot: pause their tasks and remember it."""
+    async def decide(self, token: str, user_id: int, approve: bool) -> str:
+        """Answer an approval request; approving runs exactly the stored call."""
         ...

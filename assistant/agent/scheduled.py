@@ -3,27 +3,19 @@ when the task was made, and nobody to approve anything."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from assistant.agent.agent import Agent, Person
 from assistant.errors import RunError
 from assistant.tasks import Delivery, Firing, Notice, Outbox, Task
 from assistant.tasks.delivery import footer
-from assistant.tools import Executor, Registry
-
-AgentFactory = Callable[[Executor], Agent]
+from assistant.tools import Registry
 
 
 class AgentTaskExecutor:
     """Runs an agent task and sends its answer to the owner."""
 
-    def __init__(
-        self, registry: Registry, executor_for: Callable[[Registry], Executor],
-        make_agent: AgentFactory, outbox: Outbox,
-    ) -> None:  # fmt: skip
+    def __init__(self, agent: Agent, registry: Registry, outbox: Outbox) -> None:
+        self._agent = agent
         self._registry = registry
-        self._executor_for = executor_for
-        self._make_agent = make_agent
         self._outbox = outbox
 
     def replayable(self, task: Task) -> bool:
@@ -39,7 +31,7 @@ class AgentTaskExecutor:
         """Answer the task's prompt and deliver it."""
         task = firing.task
         prompt = str(task.execution.get("prompt") or task.description)
-        agent = self._make_agent(self._executor_for(self.tools_for(task)))
+        agent = self._agent.limited_to(self.tools_for(task))
         person = Person(task.owner.user_id, task.owner.chat_id, task.timezone)
         answer = await agent.reply(person, prompt)
         if answer.ending == "error":

@@ -7,16 +7,14 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal, TextIO, assert_never
+from typing import Literal, assert_never
 from zoneinfo import ZoneInfo
 
 from assistant import __version__
-from assistant.agent import Agent, AgentSettings, Answer, Person, Turns
+from assistant.agent import AgentSettings
 from assistant.clock import Clock
 from assistant.config import Config
-from assistant.console import Printer
 from assistant.db import FILE_NAME, Database, open_database
-from assistant.llm.provider import build_model
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
 from assistant.memory.notes import Notes
@@ -128,44 +126,16 @@ def agent_settings(config: Config) -> AgentSettings:
     )
 
 
-def build_executor(config: Config, conn: Database, clock: Clock) -> Executor:
-    """The registry's tools behind the executor, audited into the database."""
+def build_executor(config: Config, audit: AuditLog) -> Executor:
+    """The registry's tools behind the executor, every call audited."""
     return Executor(
         build_registry(config),
-        AuditLog(conn, clock),
+        audit,
         max_concurrency=config.tools.max_concurrency,
         timeout=config.tools.timeout_seconds,
         summary_chars=config.tools.summary_chars,
         summary_chars_per_tool=config.tools.summary_chars_per_tool,
     )
-
-
-async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
-    """One turn from the command line, streamed to ``out``; risky tools are refused."""
-    conn = await open_database(setup.database_path())
-    services: Services | None = None
-    try:
-        model = build_model(setup.config, conn)
-        services = build_services(setup.config, conn, clock)
-        agent = Agent(
-            model,
-            build_executor(setup.config, conn, clock),
-            Conversations(conn, clock),
-            clock,
-            settings=agent_settings(setup.config),
-            services=services,
-        )
-        turns = Turns(agent, turn_timeout=setup.config.llm.turn_timeout_seconds)
-        printer = Printer(out)
-        person = Person(0, 0, setup.config.assistant.timezone, "the operator")
-        answer = await turns.reply(person, text, printer.show)
-        printer.finish(answer)
-        await model.close()
-        return answer
-    finally:
-        if services is not None:
-            await close_services(services)
-        await conn.close()
 
 
 def scheduler_settings(config: Config) -> SchedulerSettings:

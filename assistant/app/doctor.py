@@ -9,9 +9,13 @@ from collections.abc import Awaitable
 from typing import TextIO, TypeVar
 
 from assistant.app import Setup
+from assistant.app.runtime import UnconfiguredModel, compose
+from assistant.app.serve import NoChannel
+from assistant.clock import SystemClock
 from assistant.db import open_database
 from assistant.errors import AssistantError, LLMError, ToolsUnsupportedError
-from assistant.llm.provider import build_model
+from assistant.llm.model import Model
+from assistant.llm.modes import ToolModeModel
 from assistant.llm.types import Request, ToolSpec, UserMessage
 from assistant.telegram.identity import whoami
 
@@ -58,13 +62,16 @@ async def _database(setup: Setup, out: TextIO) -> bool:
 
 
 async def _model(setup: Setup, out: TextIO) -> bool:
+    channel = NoChannel()
+    async with compose(setup, SystemClock(), channel, channel, owner=False) as runtime:
+        return await _probe(setup, runtime.model, out)
+
+
+async def _probe(setup: Setup, model: Model, out: TextIO) -> bool:
     llm = setup.config.llm
-    conn = await open_database(setup.database_path())
-    try:
-        model = build_model(setup.config, conn)
-    except LLMError as exc:
-        await conn.close()
-        return _line(out, False, "model", str(exc))
+    if not isinstance(model, ToolModeModel):
+        reason = model.reason if isinstance(model, UnconfiguredModel) else "no model"
+        return _line(out, False, "model", reason)
     inner = model.adapter  # the check is about the endpoint itself, not the tool mode
     try:
         await _bounded(inner.complete(Request("Reply with OK.", [UserMessage("check")], (PING,))))
@@ -77,9 +84,6 @@ async def _model(setup: Setup, out: TextIO) -> bool:
         return _line(out, llm.tool_mode != "native", "model", detail)
     except (LLMError, TimeoutError) as exc:
         return _line(out, False, "model", str(exc) or f"no answer within {CHECK_SECONDS:g} s")
-    finally:
-        await model.close()
-        await conn.close()
 
 
 async def _telegram(setup: Setup, out: TextIO) -> bool:

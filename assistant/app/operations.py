@@ -5,18 +5,15 @@ from __future__ import annotations
 from typing import TextIO
 
 from assistant.app import Setup
+from assistant.app.runtime import compose
+from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
-from assistant.db import open_database
-from assistant.tasks import TaskStore
 
 
 async def list_tasks(setup: Setup, out: TextIO) -> None:
     """Every live task, for the operator."""
-    conn = await open_database(setup.database_path())
-    try:
-        tasks = await TaskStore(conn, SystemClock()).operator_list()
-    finally:
-        await conn.close()
+    async with compose(setup, SystemClock(), NoChannel(), NoChannel(), owner=False) as runtime:
+        tasks = await runtime.tasks.operator_list()
     for task in tasks:
         out.write(
             f"{task.id}  user {task.owner.user_id}  {task.status:<6}  {task.kind:<10}  "
@@ -27,10 +24,7 @@ async def list_tasks(setup: Setup, out: TextIO) -> None:
 
 async def cancel_task(setup: Setup, task_id: str, out: TextIO) -> None:
     """Cancel a task for its owner, by the operator."""
-    conn = await open_database(setup.database_path())
-    try:
-        store = TaskStore(conn, SystemClock())
+    async with compose(setup, SystemClock(), NoChannel(), NoChannel(), owner=False) as runtime:
+        store = runtime.tasks
         task = await store.cancel(await store.owner_of(task_id), task_id)
-    finally:
-        await conn.close()
     out.write(f"cancelled {task.id} (user {task.owner.user_id}): {task.description}\n")

@@ -12,7 +12,9 @@ from assistant.clock import Clock
 from assistant.db import Database, Row
 from assistant.redaction import redact_text, redact_value
 
-Outcome = Literal["ok", "error", "timeout", "invalid", "unknown_tool", "denied", "cancelled"]
+Outcome = Literal[
+    "ok", "error", "timeout", "invalid", "unknown_tool", "denied", "cancelled", "pending"
+]
 RESULT_CHARS = 500
 
 

@@ -68,6 +68,8 @@ class Scheduler:
         executors: Mapping[TaskKind, Executor],
         outbox: Outbox,
         settings: SchedulerSettings | None = None,
+        *,
+        wake: asyncio.Event | None = None,
     ) -> None:
         self._clock = clock
         self._executors = executors
@@ -79,7 +81,7 @@ class Scheduler:
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
         self._outcomes: list[Outcome] = []
         self._running: set[asyncio.Task[None]] = set()
-        self._wake = asyncio.Event()
+        self._wake = wake or asyncio.Event()  # the store's on_change may set it too
         self._recorded = asyncio.Event()
         self._stopping = False
         self._closing = False

@@ -151,7 +151,28 @@ class TaskStore:
 
     async def pause(self, user_id: int, task_id: str) -> Task:
         """Stop an active task from firing until it is resumed."""
-        return await self._move(user_id, task_id, ("active",), "status = 'paused'", ())
+        return await self._move(
+            user_id, task_id, ("active",), "status = 'paused', paused_by = 'user'", ()
+        )
+
+    async def pause_blocked(self, user_id: int) -> int:
+        """Pause every active task of a user who blocked the bot; return how many."""
+        async with self._db.write() as session:
+            cursor = await session.execute(
+                "UPDATE scheduled_tasks SET status = 'paused', paused_by = 'blocked' "
+                "WHERE user_id = ? AND status = 'active'",
+                (user_id,),
+            )
+        return cursor.rowcount
+
+    async def resume_blocked(self, user_id: int) -> list[Task]:
+        """Resume the tasks paused because the user had blocked the bot (not their own)."""
+        paused = await self._tasks(
+            "SELECT * FROM scheduled_tasks WHERE user_id = ? AND status = 'paused' "
+            "AND paused_by = 'blocked' ORDER BY next_run",
+            (user_id,),
+        )
+        return [await self.resume(user_id, task.id) for task in paused]
 
     async def cancel(self, user_id: int, task_id: str) -> Task:
         """End an active or paused task for good; its history stays."""
@@ -163,7 +184,7 @@ class TaskStore:
         now = self._clock.now()
         upcoming = max(task.due_at, now) if isinstance(task.schedule, Once) else None
         upcoming = upcoming or next_after(task.schedule, now) or now
-        change = "status = 'active', next_run = ?, due_at = ?, attempts = 0"
+        change = "status = 'active', paused_by = NULL, next_run = ?, due_at = ?, attempts = 0"
         return await self._move(user_id, task_id, ("paused",), change, (stamp(upcoming),) * 2)
 
     async def run_now(self, user_id: int, task_id: str) -> Task:

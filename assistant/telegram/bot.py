@@ -1,9 +1,11 @@
 """The Telegram channel: python-telegram-bot started by hand inside the app's task group.
 
 One gate before every handler and update type lets only allow-listed users in; strangers get
-no answer and no typing indicator. Chats are answered concurrently (one chat in order, by the
-agent's turns); answers stream into one message edited at a throttled rate; reminders carry
-snooze buttons; approvals are buttons too, and a press passes the same gate.
+no answer and no typing indicator. Plain messages go to per-chat queues (one chat in order,
+chats never waiting for each other, a full queue answered "busy"); slash commands and button
+presses are answered at once, even while a turn runs in their chat. Answers stream into one
+message edited at a throttled rate; reminders carry snooze buttons; approvals are buttons that
+carry only a token, and a press passes the same gate. Telegram's errors are told apart by type.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatAction, ChatType, ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -36,11 +44,12 @@ from telegram.ext import (
     filters,
 )
 
-from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
-from assistant.agent.approvals import Pending
+from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
+from assistant.agent.approval import Pending
 from assistant.agent.channel import Assistant
+from assistant.agent.chats import ChatQueues
 from assistant.agent.commands import MENU, Button, Reply, notice_buttons
-from assistant.errors import RetryableRunError, RunError
+from assistant.errors import RecipientBlockedError, RetryableRunError, RunError
 from assistant.tasks import Notice
 from assistant.telegram.render import split_html, to_html, to_plain
 
@@ -52,6 +61,7 @@ UPDATES = ["message", "edited_message", "callback_query"]
 # Chats are answered concurrently, up to this many at once: more only queue up inside
 # httpcore's connection pool, whose bookkeeping grows with the square of what waits in it.
 CONCURRENT_UPDATES = 32
+BUSY = "I am still busy with your earlier messages; try again in a moment."
 
 
 @dataclass(frozen=True)
@@ -83,13 +93,11 @@ class TelegramChannel:
         webhook: Webhook | None = None,
         rate_limit: bool = True,
     ) -> None:
-        self.assistant: Assistant | None = None
         self._allowed = frozenset(allowed)
         self._private_only = private_only
         self._webhook = webhook
-        self._edit_interval = edit_interval
+        self.edit_interval = edit_interval
         self._strangers: set[int] = set()
-        self._pending: dict[str, Pending] = {}
         builder = (
             ApplicationBuilder()
             .token(token)
@@ -100,16 +108,15 @@ class TelegramChannel:
         if rate_limit:  # Telegram's limits: 30 messages a second, one a second per chat
             builder = builder.rate_limiter(AIORateLimiter(max_retries=2))  # type: ignore[arg-type]
         self.application: Application = builder.build()  # type: ignore[type-arg]
-        self._add_handlers()
+        self.application.add_handler(TypeHandler(Update, self._gate), group=-1)
 
-    def _add_handlers(self) -> None:
+    async def start(self, assistant: Assistant, queues: ChatQueues) -> None:
+        """Connect (getMe), list the commands in the menu, and start taking updates for
+        ``assistant``, plain messages through ``queues``."""
+        handlers = _Handlers(self, assistant, queues)
         app = self.application
-        app.add_handler(TypeHandler(Update, self._gate), group=-1)
-        app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, self._message))
-        app.add_handler(CallbackQueryHandler(self._button))
-
-    async def start(self) -> None:
-        """Connect (getMe), list the commands in the menu, and start polling."""
+        app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, handlers.message))
+        app.add_handler(CallbackQueryHandler(handlers.button))
         await self.application.initialize()
         commands = [BotCommand(name, about[:256]) for name, about in MENU.items()]
         await self.application.bot.set_my_commands(commands)
@@ -129,12 +136,15 @@ class TelegramChannel:
             secret_token=hook.secret,  # Telegram sends it back; other requests get 403
         )
 
-    async def stop(self) -> None:
-        """Stop polling, finish handlers in flight, and close the connection."""
+    async def stop_updates(self) -> None:
+        """Stop taking updates and let the handlers in flight finish; sending still works."""
         if self.application.updater is not None and self.application.updater.running:
             await self.application.updater.stop()
         if self.application.running:
             await self.application.stop()
+
+    async def shutdown(self) -> None:
+        """Close the connection to Telegram."""
         await self.application.shutdown()
 
     # ---- the gate ----------------------------------------------------------------------
@@ -153,43 +163,8 @@ class TelegramChannel:
             log.warning("ignored an update from user %s (not allowed or not a private chat)", who)
         raise ApplicationHandlerStop
 
-    # ---- messages and buttons ----------------------------------------------------------
-
-    async def _message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        message, user = update.effective_message, update.effective_user
-        if message is None or user is None or not message.text or self.assistant is None:
-            return
-        person = await self.assistant.person(user.id, message.chat_id, user.first_name or "")
-        draft = _Draft(self, message.chat_id, self._edit_interval)
-        async with asyncio.TaskGroup() as group:
-            typing = group.create_task(self._typing(message.chat_id))
-            try:
-                result = await self.assistant.answer(person, message.text, draft.show)
-            finally:
-                typing.cancel()
-        await draft.finish(result)
-
-    async def _button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        query, user = update.callback_query, update.effective_user
-        if query is None or user is None or self.assistant is None:
-            return
-        data = query.data or ""
-        if data.startswith(("approve:", "deny:")):
-            await query.answer(self._decide(user.id, data))
-            return
-        chat_id = query.message.chat.id if query.message else user.id
-        reply = await self.assistant.press(await self.assistant.person(user.id, chat_id), data)
-        await query.answer(reply.text[:190])
-        await self.send(chat_id, reply.text, reply.buttons)
-
-    def _decide(self, user_id: int, data: str) -> str:
-        verb, _, token = data.partition(":")
-        pending = self._pending.get(token)
-        if pending is None or self.assistant is None:
-            return "This approval is no longer open."
-        return self.assistant.decide(token, user_id, verb == "approve", pending.digest)
-
-    async def _typing(self, chat_id: int) -> None:
+    async def typing(self, chat_id: int) -> None:
+        """Show "typing…" until cancelled."""
         while True:
             try:
                 await self.application.bot.send_chat_action(chat_id, ChatAction.TYPING)
@@ -206,10 +181,8 @@ class TelegramChannel:
         buttons go under the last piece. Returns the last message id."""
         try:
             return await self.send_pieces(chat_id, split_html(to_html(markdown)), buttons, True)
-        except BadRequest as exc:
-            if "parse" not in str(exc).lower() and "entit" not in str(exc).lower():
-                raise
-            log.info("Telegram refused the markup (%s); sending plain text", exc)
+        except BadRequest as exc:  # refused as HTML: once more as plain text, then it is final
+            log.info("Telegram refused the message as HTML (%s); sending plain text", exc)
             return await self.send_pieces(chat_id, to_plain(markdown), buttons, False)
 
     async def send_pieces(
@@ -231,7 +204,7 @@ class TelegramChannel:
     # ---- the scheduler's outbox, and approvals ----------------------------------------
 
     async def deliver(self, notice: Notice) -> int:
-        """Send a notice from the scheduler; network trouble is retryable, a block is not."""
+        """Send a notice from the scheduler; Telegram's errors are told apart by their type."""
         buttons = notice_buttons(notice)
         try:
             return await self.send(notice.owner.chat_id, notice.text, buttons)
@@ -239,22 +212,84 @@ class TelegramChannel:
             wait = _seconds(exc.retry_after)
             raise RetryableRunError(f"Telegram asked to wait {wait:g} s") from None
         except Forbidden:
-            if self.assistant is not None:
-                await self.assistant.blocked(notice.owner.user_id)
-            raise RunError("the user has blocked the bot; their tasks are paused") from None
-        except NetworkError as exc:
-            raise RetryableRunError(f"Telegram could not be reached ({exc})") from None
+            raise RecipientBlockedError(
+                "the user has blocked the bot; their tasks are paused"
+            ) from None
+        except BadRequest as exc:  # a NetworkError by class, but permanent: never retried
+            raise RunError(f"Telegram refused the message ({exc.message})") from None
+        except NetworkError as exc:  # TimedOut included
+            raise RetryableRunError(f"Telegram could not be reached ({exc.message})") from None
 
-    async def present(self, pending: Pending) -> None:
-        """Show an approval request with approve and deny buttons."""
-        self._pending[pending.token] = pending
+    async def present(self, pending: Pending) -> int | None:
+        """Show an approval request with approve and deny buttons; return its message id."""
         buttons = ((Button("✅ Approve once", f"approve:{pending.token}"),
                     Button("✖ Deny", f"deny:{pending.token}")),)  # fmt: skip
         until = pending.expires_at.strftime("%H:%M UTC")
         text = (
             f"⚠️ Approval needed:\n```\n{pending.text}\n```\nUnanswered, it is refused at {until}."
         )
-        await self.send(pending.request.chat_id, text, buttons)
+        return await self.send(pending.chat_id, text, buttons)
+
+    async def close(self, pending: Pending, outcome: str) -> None:
+        """Replace the request's buttons with how it ended (or say it, if that fails)."""
+        text = f"{pending.text}\n\n{outcome}"[:4000]
+        if pending.message_id is not None:
+            try:
+                await self.application.bot.edit_message_text(
+                    text, pending.chat_id, pending.message_id, link_preview_options=NO_PREVIEW
+                )
+                return
+            except BadRequest as exc:
+                log.info("could not edit the approval prompt (%s); sending the outcome", exc)
+        await self.send(pending.chat_id, outcome)
+
+
+class _Handlers:
+    """What the channel does with the updates the gate lets in, for one assistant."""
+
+    def __init__(self, channel: TelegramChannel, assistant: Assistant, queues: ChatQueues) -> None:
+        self._channel = channel
+        self._assistant = assistant
+        self._queues = queues
+
+    async def message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A slash command at once; plain words into the chat's queue, or "busy"."""
+        message, user = update.effective_message, update.effective_user
+        if message is None or user is None or not message.text:
+            return
+        chat_id, text = message.chat_id, message.text
+        person = await self._assistant.person(user.id, chat_id, user.first_name or "")
+        if text.startswith("/"):
+            await self._answer(person, text)
+        elif not self._queues.submit(chat_id, lambda: self._answer(person, text)):
+            await self._channel.send(chat_id, BUSY)
+
+    async def _answer(self, person: Person, text: str) -> None:
+        draft = _Draft(self._channel, person.chat_id, self._channel.edit_interval)
+        async with asyncio.TaskGroup() as group:
+            typing = group.create_task(self._channel.typing(person.chat_id))
+            try:
+                result = await self._assistant.answer(person, text, draft.show)
+            finally:
+                typing.cancel()
+        await draft.finish(result)
+
+    async def button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A button press, answered at once: approvals by token, the rest by the commands."""
+        query, user = update.callback_query, update.effective_user
+        if query is None or user is None:
+            return
+        data = query.data or ""
+        verb, _, token = data.partition(":")
+        if verb in ("approve", "deny"):
+            await query.answer(
+                (await self._assistant.decide(token, user.id, verb == "approve"))[:190]
+            )
+            return
+        chat_id = query.message.chat.id if query.message else user.id
+        reply = await self._assistant.press(await self._assistant.person(user.id, chat_id), data)
+        await query.answer(reply.text[:190])
+        await self._channel.send(chat_id, reply.text, reply.buttons)
 
 
 class _Draft:

@@ -58,10 +58,22 @@ class Executor:
     ) -> None:
         self.registry = registry
         self._audit_sink = audit
+        self._max_concurrency = max_concurrency
         self._slots = asyncio.Semaphore(max_concurrency)
         self._timeout = timeout
         self._summary_chars = summary_chars
         self._summary_per_tool = dict(summary_chars_per_tool or {})
+
+    def limited_to(self, registry: Registry) -> Executor:
+        """An executor of other tools with the same bounds and the same audit trail."""
+        return Executor(
+            registry,
+            self._audit_sink,
+            max_concurrency=self._max_concurrency,
+            timeout=self._timeout,
+            summary_chars=self._summary_chars,
+            summary_chars_per_tool=self._summary_per_tool,
+        )
 
     async def run(self, calls: Sequence[ToolCall], context: ToolContext) -> list[ToolResult]:
         """Validate and run ``calls``; one result per call, in the order of the calls."""

@@ -1,0 +1,146 @@
+"""The long-running commands and the one-shot ones, each over the one composition."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from datetime import timedelta
+from typing import TextIO
+
+from assistant.agent import Answer, Pending
+from assistant.agent.chats import ChatQueues
+from assistant.app import Setup
+from assistant.app.runtime import Runtime, UnconfiguredModel, compose
+from assistant.clock import Clock
+from assistant.console import Console, Printer
+from assistant.errors import ConfigError, LLMError, RunError
+from assistant.tasks import Notice
+from assistant.telegram.bot import TelegramChannel, Webhook
+
+log = logging.getLogger(__name__)
+
+
+class NoChannel:
+    """For commands that send nothing (ask, the operator's): approvals are refused."""
+
+    async def deliver(self, notice: Notice) -> int:
+        """There is nobody to send to here."""
+        raise RunError("this command has no channel to send through")
+
+    async def present(self, pending: Pending) -> int | None:
+        """Nobody can answer an approval here, so it is refused."""
+        raise RunError("approvals are answered in the chat; here they are refused")
+
+    async def close(self, pending: Pending, outcome: str) -> None:
+        """Nothing was shown."""
+
+
+def owner_of(setup: Setup) -> int:
+    """The configured owner: the first allowed Telegram user."""
+    allowed = setup.config.telegram.allowed_user_ids
+    if not allowed:
+        raise ConfigError(
+            "no owner: set telegram.allowed_user_ids = [your numeric Telegram id] in the "
+            "config, so that what this creates (a reminder) can reach you"
+        )
+    return allowed[0]
+
+
+def console_user(setup: Setup) -> int:
+    """Who types at the terminal: the owner (so tasks are shared with the bot), else 0."""
+    allowed = setup.config.telegram.allowed_user_ids
+    return allowed[0] if allowed else 0
+
+
+async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
+    """One turn as the owner, streamed to ``out``; approvals are refused, the running bot's
+    scheduler is woken for anything it schedules."""
+    owner = owner_of(setup)
+    channel = NoChannel()
+    async with compose(setup, clock, channel, channel, owner=False) as runtime:
+        if isinstance(runtime.model, UnconfiguredModel):
+            raise LLMError(runtime.model.reason)
+        person = await runtime.person(owner, owner, "")
+        printer = Printer(out)
+        answer = await runtime.turns.reply(person, text, printer.show)
+        printer.finish(answer)
+        return answer
+
+
+@asynccontextmanager
+async def services(runtime: Runtime) -> AsyncIterator[asyncio.TaskGroup]:
+    """The scheduler and the approval desk running beside a channel, stopped on the way out."""
+    loop = asyncio.get_running_loop()
+    with suppress(ValueError, RuntimeError):  # not the main thread: no nudges, that is all
+        loop.add_signal_handler(signal.SIGUSR1, runtime.scheduler.wake)
+    try:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(runtime.scheduler.run())
+            desk = group.create_task(runtime.desk.run())
+            try:
+                yield group
+            finally:
+                runtime.scheduler.stop()
+                desk.cancel()
+    finally:
+        with suppress(ValueError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGUSR1)
+
+
+async def chat(setup: Setup, clock: Clock, console: Console) -> None:
+    """The terminal channel with the scheduler running beside it, until the input ends."""
+    async with compose(setup, clock, console, console) as runtime, services(runtime):
+        await console.run(runtime)
+
+
+async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> None:
+    """The bot and the scheduler until ``stop`` is set (SIGTERM): polling stops, turns and
+    runs in flight get the shutdown grace, then the database is closed."""
+    settings = setup.config.telegram
+    token = os.environ.get(settings.token_env, "").strip()
+    if not token:
+        raise ConfigError(
+            f"no Telegram token: ${settings.token_env} is empty. Get one from @BotFather "
+            "(/newbot), then export it; `assistant chat` works without one."
+        )
+    if not settings.allowed_user_ids:
+        log.warning("telegram.allowed_user_ids is empty: the bot will answer nobody")
+    channel = TelegramChannel(
+        token,
+        settings.base_url,
+        settings.allowed_user_ids,
+        private_only=settings.private_only,
+        webhook=_webhook(setup),
+        rate_limit=settings.rate_limit,
+    )
+    grace = timedelta(seconds=setup.config.scheduler.shutdown_grace_seconds)
+    try:
+        async with (
+            compose(setup, clock, channel, channel) as runtime,
+            services(runtime),
+            ChatQueues.running(clock, grace) as queues,
+        ):
+            try:
+                await channel.start(runtime, queues)
+                await stop.wait()
+            finally:
+                await channel.stop_updates()
+    finally:
+        await channel.shutdown()
+
+
+def _webhook(setup: Setup) -> Webhook | None:
+    settings = setup.config.telegram
+    if settings.mode == "polling":
+        return None
+    secret = os.environ.get(settings.webhook_secret_env, "").strip()
+    if not settings.webhook_url or len(secret) < 16:
+        raise ConfigError(
+            "telegram.mode = 'webhook' needs telegram.webhook_url and a secret token of 16+ "
+            f"characters (letters, digits, _ and -) in ${settings.webhook_secret_env}"
+        )
+    return Webhook(settings.webhook_url, settings.webhook_listen, settings.webhook_port, secret)
