@@ -61,10 +61,6 @@ class ChatQueues:
         waiting.append(job)
         return True
 
-    def queued(self, chat_id: int) -> int:
-        """How many of the chat's jobs are waiting or running."""
-        return len(self._waiting.get(chat_id, ()))
-
     async def _work(self, chat_id: int) -> None:
         waiting = self._waiting[chat_id]
         try:

@@ -139,7 +139,10 @@ class Runtime:
         if not resumed:
             return ""
         ids = ", ".join(t.id for t in resumed)
-        return f"Welcome back! I had paused {len(resumed)} task(s) while I could not reach you; they run again: {ids}."  # noqa: E501
+        return (
+            f"Welcome back! I had paused {len(resumed)} task(s) while I could not reach you; "
+            f"they run again: {ids}."
+        )
 
 
 @asynccontextmanager
