@@ -12,8 +12,9 @@ user or model only ever sees a generic message with a reference.
     │   ├── UnknownToolError        a call named a tool that does not exist or is not allowed
     │   ├── ToolArgumentError       a call's arguments do not fit the tool's schema
     │   ├── ToolError               a tool refused its (valid) input; raised by tools themselves
-    │   │   └── FetchError          an outgoing request failed: network, status, size, type
-    │   │       └── BlockedError    the address is private or local and not allow-listed
+    │   │   └── FetchError          an outgoing request failed: network, timeout, no address
+    │   │       └── RefusedError    refused by our own rules (URL, content type, redirects): final
+    │   │           └── BlockedError   the address is private or local and not allow-listed
     │   ├── ScheduleError           schedule text that cannot be read; quotes it, shows the forms
     │   └── TaskError               a task operation refused: over a limit, wrong state
     │       └── TaskNotFoundError   no such task for this user (another user's is not found either)
@@ -72,7 +73,11 @@ class FetchError(ToolError):
     """An outgoing HTTP request failed; the message says how, for the model."""
 
 
-class BlockedError(FetchError):
+class RefusedError(FetchError):
+    """Our own rules refuse the request (a bad URL, a content type, too many redirects)."""
+
+
+class BlockedError(RefusedError):
     """The request would reach a private or local address that is not allow-listed."""
 
 

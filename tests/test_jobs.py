@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from agent_fixtures import build_rig, sample_tools
 from fakehttp import Reply, fake_server
@@ -15,7 +17,7 @@ from assistant.memory.audit import AuditLog
 from assistant.net import AddressPolicy, GuardedClient
 from assistant.net.search import SearchHit
 from assistant.net.secrets import Secret, SecretBook
-from assistant.tasks import Firing, NewTask, TaskStore
+from assistant.tasks import Firing, NewTask, Scheduler, TaskStore
 from assistant.tasks.recurring import parse_recurring
 from assistant.tools import Executor, Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
@@ -67,21 +69,89 @@ async def test_a_scheduled_api_call_reports_its_answer(conn, clock, server, clie
     assert not executor.replayable(firing.task)
 
 
-@pytest.mark.parametrize(("status", "error"), [(503, RetryableRunError), (404, RunError)])
-async def test_server_trouble_is_retried_and_a_refusal_is_not(
-    conn, clock, server, client, status, error
-):
+@pytest.mark.parametrize("status", [408, 429, 500, 503])
+async def test_passing_server_trouble_is_retried(conn, clock, server, client, status):
     server.script(Reply(status, {"error": "x"}))
     firing = await stored(conn, clock, "api_call", {"url": url(server, "/x")})
-    with pytest.raises(error):
+    with pytest.raises(RetryableRunError, match=f"HTTP {status}"):
         await ApiCallExecutor(client, SecretBook(), FakeOutbox()).run(firing)
 
 
-async def test_a_blocked_address_is_a_failure_that_is_not_retried(conn, clock, client):
-    firing = await stored(conn, clock, "api_call", {"url": "http://10.0.0.1/x"})
-    with pytest.raises(RunError, match="not reachable") as caught:
+async def test_an_unreachable_server_is_retried(conn, clock, client):
+    firing = await stored(conn, clock, "api_call", {"url": "http://localhost:9/x"})
+    with pytest.raises(RetryableRunError, match="request failed"):
+        await ApiCallExecutor(client, SecretBook(), FakeOutbox()).run(firing)
+
+
+def redirect_loop(request):
+    return Reply(302, headers={"location": request.path + "x"})
+
+
+PERMANENT = {
+    "refusal": (lambda s: s.script(Reply(404, {"error": "no such lamp"})), "/x", "HTTP 404"),
+    "unauthorised": (lambda s: s.script(Reply(401, {"error": "bad key"})), "/x", "HTTP 401"),
+    "content type": (
+        lambda s: s.script(Reply(raw=b"\x89PNG", headers={"content-type": "image/png"})),
+        "/x",
+        "image/png content is not read",
+    ),
+    "redirects": (lambda s: setattr(s, "default", redirect_loop), "/r", "more than 5 redirects"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PERMANENT))
+async def test_a_permanent_failure_is_one_final_error_and_no_other_message(
+    conn, clock, server, client, case
+):
+    prepare, path, reason = PERMANENT[case]
+    prepare(server)
+    outbox = FakeOutbox()
+    firing = await stored(conn, clock, "api_call", {"url": url(server, path)})
+    with pytest.raises(RunError, match=reason) as caught:
+        await ApiCallExecutor(client, SecretBook(), outbox).run(firing)
+    assert not isinstance(caught.value, RetryableRunError)
+    assert outbox.notices == []  # the scheduler's failure report is the one message
+
+
+async def test_a_refused_call_tells_its_owner_once(tmp_path, conn, clock, server, client):
+    server.script(Reply(404, {"error": "no such lamp"}))
+    firing = await stored(conn, clock, "api_call", {"url": url(server, "/lamp")})
+    outbox = FakeOutbox()
+    executors = {"api_call": ApiCallExecutor(client, SecretBook(), outbox)}
+    scheduler = Scheduler(tmp_path / "assistant.db", clock, executors, outbox)
+    try:
+        clock.advance(firing.scheduled_for - clock.now())
+        assert await scheduler.fire_due() == 1
+    finally:
+        await scheduler.close()
+    (notice,) = outbox.notices
+    assert (
+        notice.text.startswith("⚠️") and "HTTP 404" in notice.text and "no such lamp" in notice.text
+    )
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("http://10.0.0.1/x", "not reachable"),
+        ("http://[::1/x", "not a valid URL"),
+    ],
+)
+async def test_a_refused_address_or_bad_url_is_final(conn, clock, client, target, reason):
+    firing = await stored(conn, clock, "api_call", {"url": target})
+    with pytest.raises(RunError, match=reason) as caught:
         await ApiCallExecutor(client, SecretBook(), FakeOutbox()).run(firing)
     assert not isinstance(caught.value, RetryableRunError)
+
+
+async def test_stored_data_that_does_not_fit_its_model_fails_clearly(conn, clock, client):
+    firing = await stored(conn, clock, "api_call", {"url": "http://localhost/x"})
+    bad = replace(firing.task, execution={"url": "http://localhost/x", "method": "FETCH"})
+    executor = ApiCallExecutor(client, SecretBook(), FakeOutbox())
+    with pytest.raises(RunError, match="stored settings are not valid .*method"):
+        await executor.run(replace(firing, task=bad))
+    assert not executor.replayable(bad)
 
 
 class Search:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -90,6 +91,31 @@ async def test_a_reminder_fires_when_due_and_records_the_message_id(
     )
     assert (await store.get(ALICE.user_id, task.id)).status == "done"
     assert await scheduler.fire_due() == 0
+
+
+async def test_every_scheduled_run_leaves_an_audit_row_with_its_task(
+    start, store, clock, calls, conn
+):
+    sent = await store.add(reminder("call mom", "in 5m", clock.now()))
+    new = call("POST", "in 5m", clock.now())
+    secret = {**new.execution, "headers": {"Authorization": "Bearer sk-abcdefghijkl"}}
+    failing = await store.add(replace(new, execution=secret))
+    calls.error = RunError("POST http://home.lan/lights answered HTTP 404: no such lamp")
+    scheduler = await start()
+    clock.advance(5 * MINUTE)
+    assert await scheduler.fire_due() == 2
+    rows = await fetch(
+        conn,
+        "SELECT task_id, user_id, tool, outcome, error, arguments, duration_ms FROM audit "
+        "ORDER BY task_id = ?",
+        (failing.id,),
+    )
+    assert [r[:4] for r in rows] == [
+        (sent.id, ALICE.user_id, "reminder", "ok"),
+        (failing.id, ALICE.user_id, "api_call", "error"),
+    ]
+    assert "HTTP 404" in rows[1][4] and rows[1][6] == 0
+    assert "sk-abcdefghijkl" not in rows[1][5] and "[REDACTED]" in rows[1][5]
 
 
 async def test_a_recurring_task_keeps_its_grid_however_late_it_ran(start, store, clock, outbox):

@@ -129,6 +129,13 @@ async def test_a_secret_is_not_sent_to_another_host(rig, server):
     assert server.requests == []
 
 
+async def test_a_malformed_url_is_an_error_the_model_can_fix(rig):
+    executor, context, _ = rig
+    result = await run(executor, context, "api_call", url="http://[::1/x")
+    assert result.is_error and "not a valid URL" in result.content
+    assert "internal" not in result.content
+
+
 def test_an_api_call_other_than_get_needs_approval():
     tool = {t.name: t for t in builtin_tools()}["api_call"]
     assert tool.approval_reason({"method": "GET"}) is None

@@ -8,6 +8,7 @@ from assistant.errors import RunError
 from assistant.tasks import Delivery, Firing, Notice, Outbox, Task
 from assistant.tasks.delivery import footer
 from assistant.tools import Registry
+from assistant.tools.builtin.tasks import AgentTaskData, stored_data
 
 
 class AgentTaskExecutor:
@@ -24,13 +25,16 @@ class AgentTaskExecutor:
 
     def tools_for(self, task: Task) -> Registry:
         """The tools the task was given, still read-only and still allowed, and no others."""
-        given = set(task.execution.get("tools") or ())
+        try:
+            given = set(stored_data(AgentTaskData, task).tools)
+        except RunError:
+            return self._registry.subset(lambda t: False)
         return self._registry.subset(lambda t: t.name in given and t.read_only)
 
     async def run(self, firing: Firing) -> Delivery:
         """Answer the task's prompt and deliver it."""
         task = firing.task
-        prompt = str(task.execution.get("prompt") or task.description)
+        prompt = stored_data(AgentTaskData, task).prompt
         agent = self._agent.limited_to(self.tools_for(task))
         person = Person(task.owner.user_id, task.owner.chat_id, task.timezone)
         answer = await agent.reply(person, prompt)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from assistant.errors import BlockedError, FetchError
+from assistant.errors import BlockedError, FetchError, RefusedError
 from assistant.net.addresses import AddressPolicy, IPAddress
 from assistant.net.resolver import Resolver, SystemResolver
 
@@ -136,7 +136,7 @@ class GuardedClient:
             ):
                 method, body = "GET", None
             url = following
-        raise FetchError(f"more than {self._limits.max_redirects} redirects")
+        raise RefusedError(f"more than {self._limits.max_redirects} redirects")
 
     async def _check(self, url: httpx.URL) -> IPAddress:
         host = url.host
@@ -176,7 +176,7 @@ class GuardedClient:
             content_type = response.headers.get("content-type", "")
             kind = content_type.split(";")[0].strip().lower()
             if kind and not kind.startswith(self._limits.content_types):
-                raise FetchError(f"{kind} content is not read (only text, HTML, JSON, XML)")
+                raise RefusedError(f"{kind} content is not read (only text, HTML, JSON, XML)")
             body, truncated = bytearray(), False
             async for chunk in response.aiter_bytes():
                 body += chunk
@@ -200,11 +200,11 @@ def _parse(url: str) -> httpx.URL:
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:
-        raise FetchError(f"not a valid URL: {url!r} ({exc})") from None
+        raise RefusedError(f"not a valid URL: {url!r} ({exc})") from None
     if parsed.scheme not in ("http", "https"):
-        raise FetchError(f"only http and https URLs are allowed, not {parsed.scheme or 'none'!r}")
+        raise RefusedError(f"only http and https URLs are allowed, not {parsed.scheme or 'none'!r}")
     if not parsed.host:
-        raise FetchError(f"the URL has no host: {url!r}")
+        raise RefusedError(f"the URL has no host: {url!r}")
     return parsed
 
 

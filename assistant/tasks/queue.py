@@ -7,6 +7,7 @@ call touches only the due end of the ``next_run`` index or the rows it names.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from assistant.db import connect
+from assistant.redaction import redact_text, redact_value
 from assistant.tasks.schedule import next_after
 from assistant.tasks.task import Task, TaskKind, stamp, unstamp
 
@@ -53,6 +55,12 @@ UPDATE scheduled_tasks SET next_run = ?, attempts = attempts + 1, last_error = ?
     lease_owner = NULL, lease_until = NULL
 WHERE id = ?
 """
+_AUDIT = """
+INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments, outcome, result, error,
+    duration_ms, task_id)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_AUDIT_OUTCOMES = {"ok": "ok", "error": "error", "retry": "error", "released": "cancelled"}
 _RELEASE = "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ?"
 
 
@@ -86,10 +94,13 @@ class Outcome:
     message_id: int | None = None
     error: str = ""
     retry_at: datetime | None = None
+    started_at: datetime | None = None
+    summary: str = ""
 
 
 Plan = Firing | Dropped
 _T = TypeVar("_T")
+RESULT_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -180,6 +191,7 @@ class DueQueue:
                 [_advance_row(o.task, o.scheduled_for, o.finished_at, o.error) for o in finals],
             )
             db.executemany(_RELEASE, [(o.task.id,) for o in released])
+            db.executemany(_AUDIT, [_audit_row(o) for o in outcomes])
 
     def _recover(self) -> list[Firing]:
         with _transaction(self.connection) as db:
@@ -227,6 +239,27 @@ def _end_row(outcome: Outcome) -> tuple[object, ...]:
         outcome.error,
         outcome.task.id,
         stamp(outcome.scheduled_for),
+    )
+
+
+def _audit_row(outcome: Outcome) -> tuple[object, ...]:
+    """A scheduled run as an audit row, like a model's call: its arguments are redacted."""
+    task, started = outcome.task, outcome.started_at or outcome.finished_at
+    error = outcome.error
+    if outcome.status == "retry" and outcome.retry_at:
+        error = f"{error} (retrying at {stamp(outcome.retry_at)})"
+    return (
+        outcome.finished_at.isoformat(),
+        f"task:{task.id}",
+        stamp(outcome.scheduled_for),
+        task.owner.user_id,
+        task.kind,
+        json.dumps(redact_value(task.execution), ensure_ascii=False, default=str),
+        _AUDIT_OUTCOMES[outcome.status],
+        redact_text(outcome.summary[:RESULT_CHARS]),
+        redact_text(error[:RESULT_CHARS]),
+        max(0, round((outcome.finished_at - started).total_seconds() * 1000)),
+        task.id,
     )
 
 

@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -197,6 +197,11 @@ class Scheduler:
         self._record(outcome)
 
     async def _execute(self, firing: Firing) -> Outcome:
+        started = self._clock.now()
+        outcome = await self._attempt(firing)
+        return replace(outcome, started_at=started)
+
+    async def _attempt(self, firing: Firing) -> Outcome:
         task, slot = firing.task, firing.scheduled_for
         executor = self._executors.get(task.kind)
         try:
@@ -218,7 +223,8 @@ class Scheduler:
             log.exception("task %s failed with an internal error (ref %s)", task.id, reference)
             reason = f"an internal error stopped it (reference {reference})"
             return Outcome(task, slot, "error", self._clock.now(), error=reason)
-        return Outcome(task, slot, "ok", self._clock.now(), delivery.message_id)
+        now = self._clock.now()
+        return Outcome(task, slot, "ok", now, delivery.message_id, summary=delivery.summary)
 
     def _retry_or_fail(self, task: Task, slot: datetime, reason: str) -> Outcome:
         now = self._clock.now()

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from assistant.errors import BlockedError, FetchError, RetryableRunError, RunError, ToolError
+from assistant.errors import FetchError, RefusedError, RetryableRunError, RunError, ToolError
 from assistant.net import GuardedClient
 from assistant.net.search import SearchBackend
 from assistant.net.secrets import SecretBook
 from assistant.tasks import Delivery, Firing, Notice, Outbox, Task
 from assistant.tasks.delivery import footer
+from assistant.tools.builtin.tasks import ApiCallData, WebSearchData, stored_data
 from assistant.tools.builtin.web import ApiRequest, call_api
 
 RESULT_CHARS = 700
+ERROR_CHARS = 200
 
 
 class ApiCallExecutor:
@@ -23,36 +25,34 @@ class ApiCallExecutor:
 
     def replayable(self, task: Task) -> bool:
         """Only a GET may be repeated after a crash; anything else may have taken effect."""
-        return str(task.execution.get("method", "GET")).upper() == "GET"
+        try:
+            return stored_data(ApiCallData, task).method == "GET"
+        except RunError:
+            return False
 
     async def run(self, firing: Firing) -> Delivery:
-        """Send the request; server trouble is retried, a refusal is not."""
-        data = firing.task.execution
-        request = ApiRequest(
-            str(data.get("url", "")),
-            str(data.get("method", "GET")),
-            dict(data.get("headers") or {}),
-            data.get("body"),
-        )
+        """Send the request; passing trouble is retried, a refusal fails once, with one message."""
+        data = stored_data(ApiCallData, firing.task)
+        request = ApiRequest(data.url, data.method, data.headers, data.body)
+        what = f"{request.method} {request.url}"
         try:
             answer = await call_api(self._client, self._secrets, request)
-        except BlockedError as exc:
+        except RefusedError as exc:
             raise RunError(str(exc)) from None
         except FetchError as exc:
             raise RetryableRunError(str(exc)) from None
         except ToolError as exc:
             raise RunError(str(exc)) from None
-        status = int(answer["status"])
-        if status >= 500 or status == 429:
-            raise RetryableRunError(f"{request.method} {request.url} answered HTTP {status}")
-        body = str(answer["body"])[:RESULT_CHARS]
-        text = f"🔁 {firing.task.description}: {request.method} {request.url} → {status}\n{body}"
+        if answer.transient:
+            raise RetryableRunError(f"{what} answered HTTP {answer.status}")
+        if answer.status >= 400:
+            raise RunError(f"{what} answered HTTP {answer.status}: {answer.body[:ERROR_CHARS]}")
+        text = f"🔁 {firing.task.description}: {what} → {answer.status}\n"
+        text += answer.body[:RESULT_CHARS]
         message = await self._outbox.deliver(
             Notice(firing.task.owner, f"{text}\n{footer(firing)}", "result", firing.task.id)
         )
-        if status >= 400:
-            raise RunError(f"{request.method} {request.url} answered HTTP {status}")
-        return Delivery(message, f"HTTP {status}")
+        return Delivery(message, f"HTTP {answer.status}")
 
 
 class WebSearchExecutor:
@@ -68,10 +68,10 @@ class WebSearchExecutor:
 
     async def run(self, firing: Firing) -> Delivery:
         """Search and send the results; a failing backend is retried later."""
-        data = firing.task.execution
-        query = str(data.get("query", firing.task.description))
+        data = stored_data(WebSearchData, firing.task)
+        query = data.query
         try:
-            hits = await self._backend.search(query, int(data.get("max_results", 5)))
+            hits = await self._backend.search(query, data.max_results)
         except FetchError as exc:
             raise RetryableRunError(str(exc)) from None
         lines = [f"🔎 {firing.task.description} ({query!r})"]

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assistant.errors import ToolError
+from assistant.errors import RunError, ToolError
 from assistant.tasks import NewTask, Owner, Task, TaskStore
 from assistant.tasks.text import read_schedule
 from assistant.tools.services import Services, need, services_of
@@ -53,6 +53,18 @@ class AgentTaskData(_Data):
 
     prompt: str = Field(min_length=1, max_length=4000)
     tools: list[str] = Field(default_factory=list)
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def stored_data(model: type[_M], task: Task) -> _M:
+    """A task's execution data read through its model; a stored row that does not fit is final."""
+    try:
+        return model.model_validate(dict(task.execution))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise RunError(f"its stored settings are not valid ({problems})") from None
 
 
 DATA_MODELS: Mapping[str, type[_Data]] = {

@@ -75,7 +75,9 @@ async def api_call(
     """
     services = services_of(context)
     client = need(services.http, "HTTP access")
-    return await call_api(client, services.secrets, ApiRequest(url, method, headers or {}, body))
+    request = ApiRequest(url, method, headers or {}, body)
+    answer = await call_api(client, services.secrets, request)
+    return {"status": answer.status, "content_type": answer.content_type, "body": answer.body}
 
 
 @dataclass(frozen=True)
@@ -88,11 +90,24 @@ class ApiRequest:
     body: str | Mapping[str, Any] | None = None
 
 
-async def call_api(client: GuardedClient, secrets: SecretBook, call: ApiRequest) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ApiAnswer:
+    """How a user's API answered, with secrets scrubbed out and the body cut to size."""
+
+    status: int
+    content_type: str
+    body: str
+
+    @property
+    def transient(self) -> bool:
+        """Whether the server may answer differently later (timeouts, rate limits, 5xx)."""
+        return self.status >= 500 or self.status in (408, 429)
+
+
+async def call_api(client: GuardedClient, secrets: SecretBook, call: ApiRequest) -> ApiAnswer:
     """Send a user's API call with its secrets filled in; the answer has them scrubbed out."""
     url, method, headers, body = call.url, call.method, call.headers, call.body
-    host = httpx.URL(url).host if url.startswith(("http://", "https://")) else ""
-    filled = secrets.fill(headers, host)
+    filled = secrets.fill(headers, _host(url))
     content: bytes | None = None
     if isinstance(body, Mapping):
         content = json.dumps(body, ensure_ascii=False).encode()
@@ -102,11 +117,15 @@ async def call_api(client: GuardedClient, secrets: SecretBook, call: ApiRequest)
     private = {name for name, value in headers.items() if "secret:" in value}
     fetched = await client.request(method, url, headers=filled, body=content, private=private)
     text = secrets.scrub(fetched.text())
-    return {
-        "status": fetched.status,
-        "content_type": fetched.content_type,
-        "body": text[:RESPONSE_CHARS] + (" …(cut)" if len(text) > RESPONSE_CHARS else ""),
-    }
+    cut = text[:RESPONSE_CHARS] + (" …(cut)" if len(text) > RESPONSE_CHARS else "")
+    return ApiAnswer(fetched.status, fetched.content_type, cut)
+
+
+def _host(url: str) -> str:
+    try:
+        return httpx.URL(url).host if url.startswith(("http://", "https://")) else ""
+    except httpx.InvalidURL:
+        return ""  # no secret is filled in; the guarded client refuses the URL itself
 
 
 def readable(fetched: Fetched) -> tuple[str, str]:
