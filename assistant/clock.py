@@ -71,6 +71,10 @@ class FakeClock:
                 future.set_result(None)
         return self._now
 
-    def sleepers(self) -> int:
-        """How many waits are pending, so a test can tell that something is asleep."""
-        return sum(not future.done() for _, _, future in self._sleepers)
+    def sleepers(self, until: datetime | None = None) -> int:
+        """How many waits are pending (those due by ``until``), so a test can tell that
+        something is asleep."""
+        return sum(
+            not future.done() and (until is None or when <= until)
+            for when, _, future in self._sleepers
+        )

@@ -6,18 +6,25 @@ import asyncio
 import json
 import sqlite3
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
 from fake_telegram import TOKEN, FakeTelegram
-from fakehttp import Reply, fake_server
+from fakehttp import FakeServer, Reply, fake_server
 from llm_fixtures import call, chat_reply
 
+from assistant.agent.chats import QUEUE_LIMIT
 from assistant.app import Setup
 from assistant.app.serve import serve_telegram
 from assistant.config import parse_config
+from assistant.db import open_database
+from assistant.tasks import NewTask, Owner, TaskStore
+from assistant.tasks.oneshot import parse_once
+from assistant.telegram.bot import BUSY
 
 ADA = 42
+BOB = 77
 
 
 async def eventually(condition, seconds: float = 10.0) -> None:
@@ -27,8 +34,20 @@ async def eventually(condition, seconds: float = 10.0) -> None:
             await asyncio.sleep(0.005)
 
 
+@dataclass
+class Served:
+    """A bot serving in the background, with the fakes it talks to and its stop switch."""
+
+    telegram: FakeTelegram
+    model: FakeServer
+    stop: asyncio.Event
+    task: asyncio.Future[None]
+
+
 @asynccontextmanager
-async def bot(tmp_path, clock, monkeypatch, net=None, telegram_extra=None, **llm):
+async def served(
+    tmp_path, clock, monkeypatch, net=None, telegram_extra=None, scheduler=None, **llm
+):
     monkeypatch.setenv("TEST_BOT_TOKEN", TOKEN)
     monkeypatch.setenv("TEST_LLM_KEY", "k")
     async with fake_server() as telegram_server, fake_server() as model:
@@ -49,6 +68,7 @@ async def bot(tmp_path, clock, monkeypatch, net=None, telegram_extra=None, **llm
                 **llm,
             },
             "net": net or {},
+            "scheduler": scheduler or {},
         }
         stop = asyncio.Event()
         serving = asyncio.ensure_future(
@@ -56,10 +76,16 @@ async def bot(tmp_path, clock, monkeypatch, net=None, telegram_extra=None, **llm
         )
         await eventually(lambda: any(c.method == "setMyCommands" for c in telegram.calls))
         try:
-            yield telegram, model
+            yield Served(telegram, model, stop, serving)
         finally:
             stop.set()
             await serving
+
+
+@asynccontextmanager
+async def bot(tmp_path, clock, monkeypatch, **options):
+    async with served(tmp_path, clock, monkeypatch, **options) as running:
+        yield running.telegram, running.model
 
 
 def buttons_of(params: dict) -> list[str]:
@@ -365,3 +391,113 @@ async def test_a_bot_that_cannot_start_says_why_and_stores_nothing(
     with pytest.raises(ConfigError, match=words):
         await serve_telegram(Setup(parse_config(raw), "test", tmp_path), clock, asyncio.Event())
     assert not (tmp_path / "assistant.db").exists()
+
+
+async def test_shutdown_with_an_approval_a_turn_and_a_run_in_flight_ends_within_the_grace(
+    tmp_path, clock, monkeypatch
+):
+    never = asyncio.Event()  # the home server and the model hold their answers for good
+    grace = timedelta(seconds=2)
+    async with fake_server() as home:
+        home.script(Reply(raw=b"on", headers={"content-type": "text/plain"}, hold=never))
+        target = f"http://127.0.0.1:{home.url.rsplit(':', 1)[1]}/lights"
+        db = await open_database(tmp_path / "assistant.db")
+        poll = NewTask(
+            Owner(ADA, ADA),
+            "api_call",
+            "poll",
+            parse_once("in 1m", "UTC", clock.now()),
+            {"url": target},
+        )
+        task = await TaskStore(db, clock).add(poll)
+        await db.close()
+        options = {
+            "net": {"allow_networks": ["127.0.0.0/8"]},
+            "scheduler": {"shutdown_grace_seconds": 2},
+        }
+        async with served(tmp_path, clock, monkeypatch, **options) as bot:
+            telegram, model = bot.telegram, bot.model
+            model.script(
+                chat_reply(None, (call("c1", "api_call", {"url": target, "method": "POST"}),)),
+                Reply(hold=never),
+            )
+            telegram.message(ADA, "turn the lights off")
+            await eventually(lambda: any("Approval needed" in t for t in telegram.texts()))
+            telegram.message(ADA, "and the heating?")  # a turn that waits on the model
+            await eventually(lambda: len(model.requests) == 2)
+            clock.advance(timedelta(minutes=1))  # the scheduled GET starts and hangs
+            await eventually(lambda: len(home.requests) == 1)
+
+            bot.stop.set()
+            limit = clock.now() + grace + timedelta(seconds=1)
+            # Both the turn and the run wait on one grace, at once, not one after the other.
+            await eventually(lambda: clock.sleepers(until=limit) >= 2)
+            clock.advance(grace)
+            async with asyncio.timeout(5):
+                await bot.task
+            assert clock.now() <= limit
+        never.set()
+    with sqlite3.connect(tmp_path / "assistant.db") as raw:
+        assert raw.execute("SELECT status FROM approvals").fetchall() == [("pending",)]
+        lease = raw.execute("SELECT lease_owner FROM scheduled_tasks WHERE id = ?", (task.id,))
+        assert lease.fetchall() == [(None,)]  # released: the next start repeats the GET
+        audited = raw.execute("SELECT outcome FROM audit WHERE task_id = ?", (task.id,))
+        assert audited.fetchall() == [("cancelled",)]
+
+
+def last_words(request) -> str:
+    content = request.json()["messages"][-1]["content"]
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+async def test_a_long_turn_holds_neither_its_chats_buttons_and_commands_nor_another_chat(
+    tmp_path, clock, monkeypatch
+):
+    release = asyncio.Event()
+    async with fake_server() as home:
+        home.script(Reply(raw=b"off", headers={"content-type": "text/plain"}))
+        target = f"http://127.0.0.1:{home.url.rsplit(':', 1)[1]}/lights"
+
+        async def answer(request):
+            words = last_words(request).rsplit("\n", 1)[-1]
+            if words == "lights off":
+                return chat_reply(
+                    None, (call("c1", "api_call", {"url": target, "method": "POST"}),)
+                )
+            if words == "a slow question":
+                await release.wait()
+            return chat_reply(f"re: {words}")
+
+        options = {
+            "telegram_extra": {"allowed_user_ids": [ADA, BOB]},
+            "net": {"allow_networks": ["127.0.0.0/8"]},
+        }
+        async with bot(tmp_path, clock, monkeypatch, **options) as (telegram, model):
+            model.default = answer
+            telegram.message(ADA, "lights off")
+            await eventually(lambda: any("Approval needed" in t for t in telegram.texts()))
+            asked = next(p for p in telegram.sent() if "Approval needed" in str(p["text"]))
+            telegram.message(ADA, "a slow question")
+            await eventually(lambda: len(model.requests) == 2)
+            for i in range(QUEUE_LIMIT):
+                telegram.message(ADA, f"queued {i}")
+            telegram.message(ADA, "one too many")
+            await eventually(lambda: BUSY in telegram.texts())
+            # While Ada's turn runs: her button, her commands and Bob's chat are all answered.
+            telegram.press(ADA, next(b for b in buttons_of(asked) if b.startswith("approve:")))
+            await eventually(lambda: any("Approved and done" in t for t in telegram.texts()))
+            assert [r.method for r in home.requests] == ["POST"]
+            telegram.message(ADA, "/tasks")
+            await eventually(lambda: any("You have no tasks" in t for t in telegram.texts()))
+            telegram.message(BOB, "hello from bob")
+            await eventually(lambda: "re: hello from bob" in telegram.texts())
+            assert len(model.requests) == 3  # Ada's queue waits behind her running turn
+
+            telegram.message(ADA, "/stop")
+            await eventually(lambda: "Stopping." in telegram.texts())
+            answered = [f"re: queued {i}" for i in range(QUEUE_LIMIT)]
+            await eventually(lambda: all(a in telegram.texts() for a in answered))
+            assert [t for t in telegram.texts() if t.startswith("re: queued")] == answered
+            assert telegram.texts().count(BUSY) == 1
+            assert "one too many" not in str([r.body for r in model.requests])
+            release.set()

@@ -56,7 +56,7 @@ class ChatQueues:
             self._workers.add(worker)
             worker.add_done_callback(self._workers.discard)
             return True
-        if len(waiting) >= self._limit:
+        if len(waiting) > self._limit:  # the first one is running; ``limit`` may wait behind it
             return False
         waiting.append(job)
         return True

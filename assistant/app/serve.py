@@ -128,6 +128,8 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
                 await channel.start(runtime, queues)
                 await stop.wait()
             finally:
+                # Runs in flight and turns in flight share one grace, not one after the other.
+                runtime.scheduler.stop()
                 await channel.stop_updates()
     finally:
         await channel.shutdown()
