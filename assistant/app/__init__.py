@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -26,10 +27,11 @@ from assistant.tasks import Parsed, SchedulerSettings, TaskStore, next_after
 from assistant.tasks.text import read_schedule as read_any_schedule
 from assistant.tools import Executor, Registry
 from assistant.tools.builtin import builtin_tools
-from assistant.tools.sandbox import SandboxLimits
+from assistant.tools.sandbox import ENABLE_NAMESPACES, Sandbox, SandboxLimits
 from assistant.tools.services import Services
 
 CatalogueFormat = Literal["text", "openai", "anthropic"]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -45,15 +47,21 @@ class Setup:
         return self.config.data_path(self.base) / FILE_NAME
 
 
-def build_registry(config: Config) -> Registry:
-    """The built-in tools with the configured allow and deny lists applied."""
+def build_registry(config: Config, *, isolated: bool = False) -> Registry:
+    """The built-in tools with the configured allow and deny lists applied; ``execute_code``
+    only when it is enabled and a sandbox was ``isolated`` here."""
     deny = (*config.tools.deny, *(["search_web"] if config.net.search_backend == "none" else []))
-    tools = builtin_tools(code=config.tools.execute_code, images=bool(config.images.base_url))
+    code = config.tools.execute_code and isolated
+    tools = builtin_tools(code=code, images=bool(config.images.base_url))
     return Registry(tools, allow=config.tools.allow, deny=deny)
 
 
 def build_services(
-    config: Config, conn: Database, clock: Clock, tasks: TaskStore | None = None
+    config: Config,
+    conn: Database,
+    clock: Clock,
+    tasks: TaskStore | None = None,
+    sandbox: Sandbox | None = None,
 ) -> Services:
     """The stores and clients the tools work with; the caller closes ``services.http``."""
     net = config.net
@@ -62,7 +70,6 @@ def build_services(
         Secret(name, s.env, frozenset(h.lower() for h in s.hosts))
         for name, s in net.secrets.items()
     )
-    sandbox = SandboxLimits(**config.tools.sandbox.model_dump())
     return Services(
         tasks=tasks
         or TaskStore(conn, clock, max_live_per_user=config.scheduler.max_tasks_per_user),
@@ -76,8 +83,10 @@ def build_services(
         else None,
         secrets=secrets,
         min_interval=timedelta(seconds=config.scheduler.min_interval_seconds),
-        read_only_tools=frozenset(t.name for t in build_registry(config) if t.read_only),
-        sandbox=sandbox if config.tools.execute_code else None,
+        read_only_tools=frozenset(
+            t.name for t in build_registry(config, isolated=sandbox is not None) if t.read_only
+        ),
+        sandbox=sandbox,
         images=_images(config),
     )
 
@@ -126,10 +135,24 @@ def agent_settings(config: Config) -> AgentSettings:
     )
 
 
-def build_executor(config: Config, audit: AuditLog) -> Executor:
+async def open_sandbox(config: Config) -> tuple[Sandbox | None, str]:
+    """The sandbox for ``execute_code`` once a probe shows it isolated, and what to say of it.
+
+    Fails closed: where the jail cannot be built, the tool is not offered at all."""
+    if not config.tools.execute_code:
+        return None, "off (tools.execute_code = false)"
+    sandbox = Sandbox(SandboxLimits(**config.tools.sandbox.model_dump()))
+    reason = await sandbox.check()
+    if reason is not None:
+        log.warning("execute_code is switched off: %s", reason)
+        return None, f"switched off: {reason}. {ENABLE_NAMESPACES}"
+    return sandbox, "isolated (user, mount, PID, network, IPC and UTS namespaces)"
+
+
+def build_executor(config: Config, audit: AuditLog, *, isolated: bool = False) -> Executor:
     """The registry's tools behind the executor, every call audited."""
     return Executor(
-        build_registry(config),
+        build_registry(config, isolated=isolated),
         audit,
         max_concurrency=config.tools.max_concurrency,
         timeout=config.tools.timeout_seconds,

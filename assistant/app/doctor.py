@@ -8,7 +8,7 @@ import os
 from collections.abc import Awaitable
 from typing import TextIO, TypeVar
 
-from assistant.app import Setup
+from assistant.app import Setup, open_sandbox
 from assistant.app.runtime import UnconfiguredModel, compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
@@ -31,6 +31,7 @@ async def doctor(setup: Setup, out: TextIO) -> bool:
         await _database(setup, out),
         await _model(setup, out),
         await _telegram(setup, out),
+        await _sandbox(setup, out),
     ]
     if not setup.config.telegram.allowed_user_ids:
         _line(
@@ -98,6 +99,11 @@ async def _telegram(setup: Setup, out: TextIO) -> bool:
     except TimeoutError:
         ok, detail = False, f"no answer from {settings.base_url}"
     return _line(out, ok, "telegram", detail)
+
+
+async def _sandbox(setup: Setup, out: TextIO) -> bool:
+    sandbox, detail = await open_sandbox(setup.config)
+    return _line(out, sandbox is not None or not setup.config.tools.execute_code, "code", detail)
 
 
 async def _bounded(awaitable: Awaitable[_T]) -> _T:

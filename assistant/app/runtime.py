@@ -29,6 +29,7 @@ from assistant.app import (
     build_registry,
     build_services,
     close_services,
+    open_sandbox,
     scheduler_settings,
 )
 from assistant.clock import Clock
@@ -170,12 +171,13 @@ async def _build(
         db, clock, max_live_per_user=config.scheduler.max_tasks_per_user,
         on_change=wake.set if owner else lambda: _nudge(setup.database_path()),
     )  # fmt: skip
-    services = build_services(config, db, clock, tasks=tasks)
+    sandbox, _ = await open_sandbox(config)
+    services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox)
     stack.push_async_callback(close_services, services)
     model = _model(setup, db)
     stack.push_async_callback(model.close)
     people, audit, conversations = People(db, clock), AuditLog(db, clock), Conversations(db, clock)
-    executor = build_executor(config, audit)
+    executor = build_executor(config, audit, isolated=sandbox is not None)
     desk = ApprovalDesk(
         ApprovalBook(db), executor, conversations, prompts, clock,
         ttl=timedelta(minutes=config.tools.approval_minutes), services=services,
@@ -245,6 +247,6 @@ def _executors(
         executors["api_call"] = ApiCallExecutor(services.http, services.secrets, outbox)
     if services.search is not None:
         executors["web_search"] = WebSearchExecutor(services.search, outbox)
-    registry = build_registry(setup.config)
+    registry = build_registry(setup.config, isolated=services.sandbox is not None)
     executors["agent_task"] = AgentTaskExecutor(agent, registry, outbox)
     return executors

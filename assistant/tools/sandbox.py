@@ -1,44 +1,58 @@
-"""Running untrusted Python: ``python -I`` in a child with hard limits, alone and offline.
+"""Running untrusted Python in a jail of its own: namespaces, no privileges, hard limits.
 
-A small launcher (a fresh interpreter, so no thread of ours is in the fork) cuts the network
-with a new network namespace where the OS allows it, sets limits on CPU time, memory, file
-size, processes and open files, drops root to ``nobody``, and replaces itself with
-``python -I`` on the code, in an empty environment and a temporary directory. A wall-clock
-timeout kills the whole process group; output is capped.
+``jail.py`` (a fresh interpreter, so no thread of ours is in the fork) makes new user, mount,
+PID, network, IPC and UTS namespaces, a private file view and an unprivileged uid, and runs
+the program as the PID namespace's init. Here we feed it the program on standard input, read
+its output with a cap, and kill it at the wall clock; the kernel then kills every process of
+the namespace. A jail that cannot be built runs nothing: the step that failed is reported.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from assistant.errors import ToolError
+
 DRAIN_SECONDS = 2.0
-LAUNCHER = r"""
-import ctypes, os, resource, sys
-cpu, memory, fsize, nproc, nofile = (int(x) for x in sys.argv[1:6])
-python = sys.argv[6]
-libc = ctypes.CDLL(None, use_errno=True)
-CLONE_NEWNET, CLONE_NEWUSER = 0x40000000, 0x10000000
-offline = libc.unshare(CLONE_NEWNET) == 0 or libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0
-resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU first, SIGKILL a second on
-for limit, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_FSIZE, fsize),
-                     (resource.RLIMIT_NOFILE, nofile), (resource.RLIMIT_CORE, 0)):
-    resource.setrlimit(limit, (value, value))
-if os.geteuid() == 0 and python != sys.executable:
-    os.setgroups([])
-    os.setgid(65534)
-    os.setuid(65534)
-resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-os.write(2, b"\0offline\0" if offline else b"\0online\0")
-os.execve(python, [python, "-I", "main.py"], {})
-"""
+NOBODY = 65534
+JAIL = str(Path(__file__).with_name("jail.py"))
+MAX_CODE = 20_000
+ENABLE_NAMESPACES = (
+    "It needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and "
+    "user.max_user_namespaces > 0; on Ubuntu also kernel.apparmor_restrict_unprivileged_userns"
+    "=0) or running as root with CAP_SYS_ADMIN; in a container, allow unshare and mount"
+)
+PROBE = "import os; print(os.getuid(), os.getpid(), sorted(os.listdir('/')))"
+
+
+class SandboxUnavailableError(ToolError):
+    """The jail could not be built here, so nothing ran."""
+
+
+@dataclass(frozen=True)
+class Jail:
+    """How runs are launched: the launcher's command, the program's interpreter, what it sees."""
+
+    launcher: tuple[str, ...]
+    python: str
+    read_only: tuple[str, ...] = ()
+    uid: int = NOBODY
+
+    @classmethod
+    def here(cls) -> Jail:
+        """Launched by our interpreter; the program runs on the base Python, shown read-only."""
+        base = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+        prefix = os.path.realpath(sys.base_prefix)
+        shown = () if prefix == "/usr" or prefix.startswith("/usr/") else (prefix,)
+        return cls((sys.executable, "-I", "-S", JAIL), base, shown)
 
 
 @dataclass(frozen=True)
@@ -62,7 +76,6 @@ class SandboxResult:
     stdout: str
     stderr: str
     stopped: str = ""
-    offline: bool = False
 
     def report(self) -> str:
         """The result as the model reads it."""
@@ -77,54 +90,81 @@ class SandboxResult:
         return text
 
 
-async def run_python(code: str, limits: SandboxLimits) -> SandboxResult:
-    """Run ``code`` under ``limits`` and return what happened."""
-    with tempfile.TemporaryDirectory(prefix="sandbox-") as tmp:
-        arguments = await asyncio.to_thread(_prepare, Path(tmp), code, limits)
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-I", "-c", LAUNCHER, *arguments,
-            cwd=tmp, env={}, start_new_session=True,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        return await _supervise(process, limits)
+@dataclass(frozen=True)
+class Sandbox:
+    """Runs programs in the jail under the limits."""
+
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    jail: Jail = field(default_factory=lambda: Jail.here())  # noqa: PLW0108 - patchable
+
+    async def run(self, code: str) -> SandboxResult:
+        """Run ``code`` and return what happened; ``SandboxUnavailableError`` if no jail."""
+        if len(code) > MAX_CODE:
+            raise ToolError(f"the program is {len(code):,} characters; at most {MAX_CODE:,}")
+        status, report = os.pipe()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.jail.launcher, json.dumps(self._settings(report)),
+                cwd="/", env={}, start_new_session=True, pass_fds=(report,),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+        finally:
+            os.close(report)
+        try:
+            assert process.stdin is not None
+            with contextlib.suppress(ConnectionError):
+                process.stdin.write(code.encode("utf-8", "replace"))
+                await process.stdin.drain()
+                process.stdin.close()
+            result = await _supervise(process, self.limits)
+            steps = await asyncio.to_thread(_read_status, status)
+        finally:
+            os.close(status)
+        failure = next((s[5:] for s in steps if s.startswith("fail ")), None)
+        if failure is not None or "ready" not in steps:
+            raise SandboxUnavailableError(
+                f"the sandbox could not be set up ({failure or 'no report'})"
+            )
+        return result
+
+    async def check(self) -> str | None:
+        """Why programs cannot run isolated here, or None when a probe ran as it should."""
+        try:
+            result = await self.run(PROBE)
+        except ToolError as exc:
+            return str(exc)
+        if result.exit_code != 0 or not result.stdout.startswith("1000 1 "):
+            return f"the probe did not run as expected ({result.stopped or result.stderr[-200:]})"
+        return None
+
+    def _settings(self, report: int) -> dict[str, object]:
+        limits = self.limits
+        return {
+            "status_fd": report,
+            "max_code": MAX_CODE * 4,
+            "uid": self.jail.uid,
+            "python": self.jail.python,
+            "read_only": list(self.jail.read_only),
+            "tmpfs_mb": max(limits.file_mb, 1),
+            "limits": {
+                "cpu": limits.cpu_seconds,
+                "memory": limits.memory_mb * 2**20,
+                "fsize": limits.file_mb * 2**20,
+                "nproc": limits.processes,
+                "nofile": limits.open_files,
+            },
+        }
 
 
-def _prepare(folder: Path, code: str, limits: SandboxLimits) -> list[str]:
-    (folder / "main.py").write_text(code, encoding="utf-8")
-    folder.chmod(0o777)  # the code runs as nobody when we are root
-    return _numbers(limits)
-
-
-def _numbers(limits: SandboxLimits) -> list[str]:
-    return [
-        str(limits.cpu_seconds),
-        str(limits.memory_mb * 2**20),
-        str(limits.file_mb * 2**20),
-        str(limits.processes),
-        str(limits.open_files),
-        interpreter(),
-    ]
-
-
-def interpreter() -> str:
-    """The Python the code runs on: one that ``nobody`` may run when we are root.
-
-    Root is not held to a process limit, so as root the code runs as ``nobody``, on an
-    interpreter every user can reach (ours may sit in root's home); else on ours.
-    """
-    if os.geteuid() != 0:
-        return sys.executable
-    candidates = (sys.executable, getattr(sys, "_base_executable", ""), "/usr/bin/python3")
-    return next((c for c in candidates if c and _everyone_can_run(c)), sys.executable)
-
-
-def _everyone_can_run(path: str) -> bool:
-    real = Path(os.path.realpath(path))
-    if not real.is_file() or not real.stat().st_mode & 0o001:
-        return False
-    return all(parent.stat().st_mode & 0o001 for parent in real.parents)
+def _read_status(descriptor: int) -> list[str]:
+    os.set_blocking(descriptor, False)
+    data = b""
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(descriptor, 4096):
+            data += chunk
+    return data.decode("utf-8", "replace").splitlines()
 
 
 async def _supervise(process: asyncio.subprocess.Process, limits: SandboxLimits) -> SandboxResult:
@@ -177,13 +217,12 @@ def _kill(process: asyncio.subprocess.Process) -> None:
 def _result(
     code: int | None, out: bytes, err: bytes, stopped: str, limits: SandboxLimits
 ) -> SandboxResult:
-    offline = b"\0offline\0" in err
-    stderr = err.replace(b"\0offline\0", b"").replace(b"\0online\0", b"").decode("utf-8", "replace")
+    stderr = err.decode("utf-8", "replace")
     if not stopped and code is not None and code < 0:
         stopped = _signal_reason(-code, limits)
     if not stopped and "MemoryError" in stderr:
         stopped = f"memory limit of {limits.memory_mb} MB"
-    return SandboxResult(code, out.decode("utf-8", "replace"), stderr, stopped, offline)
+    return SandboxResult(code, out.decode("utf-8", "replace"), stderr, stopped)
 
 
 def _signal_reason(number: int, limits: SandboxLimits) -> str:

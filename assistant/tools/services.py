@@ -14,7 +14,7 @@ from assistant.net.images import ImageClient
 from assistant.net.search import SearchBackend
 from assistant.net.secrets import SecretBook
 from assistant.tasks import TaskStore
-from assistant.tools.sandbox import SandboxLimits
+from assistant.tools.sandbox import Sandbox
 from assistant.tools.tool import ToolContext
 
 _T = TypeVar("_T")
@@ -32,7 +32,7 @@ class Services:
     secrets: SecretBook = field(default_factory=SecretBook)
     min_interval: timedelta = timedelta(minutes=1)
     read_only_tools: frozenset[str] = frozenset()
-    sandbox: SandboxLimits | None = None
+    sandbox: Sandbox | None = None
     images: ImageClient | None = None
 
 
