@@ -13,6 +13,7 @@ from fakehttp import Reply, fake_server
 from assistant.errors import BlockedError, FetchError
 from assistant.net import AddressPolicy, GuardedClient, Limits
 from assistant.net.addresses import why_internal
+from assistant.net.pools import Pools
 
 PUBLIC = ipaddress.ip_address("93.184.216.34")
 
@@ -201,7 +202,9 @@ async def test_only_http_and_https_urls_with_a_host_are_taken(guarded, url):
 
 async def test_the_allow_listed_local_service_is_reached(target):
     client = GuardedClient(AddressPolicy.allowing(hosts=["localhost"]))
-    fetched = await client.request("GET", f"http://localhost:{port_of(target)}/lights/off")
+    fetched = await client.request(
+        "GET", f"http://localhost:{port_of(target)}/lights/off", reach="owner"
+    )
     assert fetched.status == 200 and fetched.body == b"secret"
     assert target.requests[0].path == "/lights/off"
     await client.close()
@@ -213,7 +216,7 @@ async def test_an_allow_listed_network_is_reached_and_environment_proxies_are_ig
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
     client = GuardedClient(AddressPolicy.allowing(networks=["127.0.0.0/8"]))
-    fetched = await client.request("GET", f"http://127.0.0.1:{port_of(target)}/")
+    fetched = await client.request("GET", f"http://127.0.0.1:{port_of(target)}/", reach="owner")
     assert fetched.body == b"secret"
     await client.close()
 
@@ -227,7 +230,7 @@ async def test_a_gzip_bomb_is_cut_at_the_decoded_size_cap():
         client = GuardedClient(
             AddressPolicy.allowing(networks=["127.0.0.0/8"]), limits=Limits(max_bytes=100_000)
         )
-        fetched = await client.request("GET", f"{server.url}/bomb")
+        fetched = await client.request("GET", f"{server.url}/bomb", reach="owner")
         await client.close()
     assert len(bomb) < 100_000 and fetched.truncated and len(fetched.body) == 100_000
 
@@ -240,7 +243,7 @@ async def test_a_slow_body_hits_the_time_cap():
             AddressPolicy.allowing(networks=["127.0.0.0/8"]), limits=Limits(timeout=0.2)
         )
         with pytest.raises(FetchError, match=r"within 0.2 s"):
-            await client.request("GET", f"{server.url}/slow")
+            await client.request("GET", f"{server.url}/slow", reach="owner")
         never.set()
         await client.close()
 
@@ -250,5 +253,83 @@ async def test_binary_content_is_not_read(target):
         server.script(Reply(raw=b"\x89PNG", headers={"content-type": "image/png"}))
         client = GuardedClient(AddressPolicy.allowing(networks=["127.0.0.0/8"]))
         with pytest.raises(FetchError, match="image/png content is not read"):
-            await client.request("GET", f"{server.url}/pic")
+            await client.request("GET", f"{server.url}/pic", reach="owner")
         await client.close()
+
+
+# The IANA IPv4 and IPv6 Special-Purpose Address Registries, every entry as published (2024),
+# copied here independently of the guard's own table.
+IANA_IPV4 = """0.0.0.0/8 0.0.0.0/32 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12
+192.0.0.0/24 192.0.0.0/29 192.0.0.8/32 192.0.0.9/32 192.0.0.10/32 192.0.0.170/32 192.0.0.171/32
+192.0.2.0/24 192.31.196.0/24 192.52.193.0/24 192.88.99.0/24 192.168.0.0/16 192.175.48.0/24
+198.18.0.0/15 198.51.100.0/24 203.0.113.0/24 240.0.0.0/4 255.255.255.255/32"""
+IANA_IPV6 = """::1/128 ::/128 64:ff9b:1::/48 100::/64 100:0:0:1::/64 2001::/23 2001:1::1/128
+2001:1::2/128 2001:1::3/128 2001:2::/48 2001:3::/32 2001:4:112::/48 2001:10::/28 2001:20::/28
+2001:30::/28 2001:db8::/32 2620:4f:8000::/48 3fff::/20 5f00::/16 fc00::/7 fe80::/10"""
+# These carry an IPv4 address and are judged by it (tested below with inner addresses).
+CARRIERS = "::ffff:0:0/96 64:ff9b::/96 2001::/32 2002::/16"
+
+
+def edges(block: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    network = ipaddress.ip_network(block)
+    middle = network.network_address + network.num_addresses // 2
+    return [network.network_address, middle, network.broadcast_address]
+
+
+@pytest.mark.parametrize("block", [*IANA_IPV4.split(), *IANA_IPV6.split(), "fec0::/10"])
+def test_every_special_purpose_block_is_refused_at_its_edges_and_middle(block):
+    carriers = [ipaddress.ip_network(c) for c in CARRIERS.split()]
+    for address in edges(block):
+        if any(address in carrier for carrier in carriers):
+            continue  # judged by what it carries
+        assert why_internal(address) is not None, f"{address} in {block} passed the guard"
+
+
+@pytest.mark.parametrize(
+    ("address", "refused"),
+    [
+        ("::ffff:10.0.0.1", True),
+        ("::ffff:93.184.216.34", False),
+        ("64:ff9b::192.168.0.1", True),
+        ("64:ff9b::93.184.216.34", False),
+        ("2002:c0a8:0001::1", True),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", True),  # Teredo carrying 192.0.2.45
+        ("2001:0:4136:e378:8000:63bf:a247:27dd", False),  # Teredo carrying 93.184.216.34
+    ],
+)
+def test_addresses_that_carry_ipv4_are_judged_by_it(address, refused):
+    inner = ipaddress.ip_address(address)
+    assert (why_internal(inner) is not None) == refused
+
+
+async def test_connections_are_pooled_per_host_name_not_per_pinned_address():
+    seen: list[httpx.Request] = []
+    client = GuardedClient(
+        AddressPolicy(), resolver=Rebinding([PUBLIC], [PUBLIC], [PUBLIC]),
+        transport=recording_transport(seen),
+    )  # fmt: skip
+    for host in ("a.example", "b.example", "a.example"):
+        await client.request("GET", f"https://{host}/x")
+    pools = client._pools._clients
+    assert list(pools) == [
+        ("https", "b.example", 443, str(PUBLIC)),
+        ("https", "a.example", 443, str(PUBLIC)),
+    ]
+    assert [r.extensions["sni_hostname"] for r in seen] == ["a.example", "b.example", "a.example"]
+    await client.close()
+
+
+async def test_idle_pools_are_capped_and_closed():
+    made: list[httpx.AsyncClient] = []
+
+    def make() -> httpx.AsyncClient:
+        made.append(httpx.AsyncClient())
+        return made[-1]
+
+    pools = Pools(make, limit=2)
+    for n in range(4):
+        async with pools.client(("https", f"h{n}.example", 443, "1.2.3.4")):
+            pass
+    assert len(made) == 4 and [c.is_closed for c in made] == [True, True, False, False]
+    await pools.close()
+    assert all(c.is_closed for c in made)

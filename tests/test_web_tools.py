@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 
+import httpx
 import pytest
 from fakehttp import Reply, fake_server
 
 from assistant.errors import FetchError
 from assistant.llm.types import ToolCall
 from assistant.memory.audit import AuditLog
-from assistant.net import AddressPolicy, GuardedClient
+from assistant.net import AddressPolicy, GuardedClient, SystemResolver
 from assistant.net.search import SearchHit
 from assistant.net.secrets import Secret, SecretBook
 from assistant.tools import Executor, Registry, ToolContext
@@ -41,9 +43,43 @@ async def server():
         yield fake
 
 
+PUBLIC = ipaddress.ip_address("93.184.216.34")
+
+
+class Routes:
+    """Resolves ``site.example`` to a public address, everything else as the system does."""
+
+    async def resolve(self, host: str, port: int) -> list:
+        return [PUBLIC] if host == "site.example" else await SystemResolver().resolve(host, port)
+
+
+class ToFakeServer(httpx.AsyncBaseTransport):
+    """Delivers what the guard pinned to the public address to the fake server instead."""
+
+    def __init__(self, port: int) -> None:
+        self._port = port
+        self._inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.host == str(PUBLIC):
+            request.url = request.url.copy_with(host="127.0.0.1", port=self._port)
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def site(server, path: str) -> str:
+    return f"http://site.example:{server.url.rsplit(':', 1)[1]}{path}"
+
+
 @pytest.fixture
 async def rig(conn, clock, server):
-    client = GuardedClient(AddressPolicy.allowing(hosts=["localhost"]))
+    client = GuardedClient(
+        AddressPolicy.allowing(hosts=["localhost"]),
+        resolver=Routes(),
+        transport=ToFakeServer(int(server.url.rsplit(":", 1)[1])),
+    )
     secrets = SecretBook(
         [Secret("HOME_TOKEN", "TEST_HOME_TOKEN", frozenset({"localhost"}))],
         {"TEST_HOME_TOKEN": "hunter2-long-token"},
@@ -70,13 +106,13 @@ async def run(executor, context, name, **arguments):
 async def test_fetch_url_gives_the_readable_text_and_title(rig, server):
     executor, context, _ = rig
     server.script(Reply(raw=PAGE, headers={"content-type": "text/html; charset=utf-8"}))
-    result = await run(executor, context, "fetch_url", url=local(server, "/manual"))
+    result = await run(executor, context, "fetch_url", url=site(server, "/manual"))
     assert not result.is_error
     assert (
         '"title": "How to dim"' in result.content and "Hold the switch for three" in result.content
     )
     assert "menu" not in result.content
-    assert result.sources == (local(server, "/manual"),)
+    assert result.sources == (site(server, "/manual"),)
 
 
 async def test_fetch_url_refuses_an_address_that_is_not_allowed(rig):
@@ -162,3 +198,47 @@ async def test_system_stats_reads_the_machine(rig):
     executor, context, _ = rig
     result = await run(executor, context, "system_stats")
     assert not result.is_error and "memory_used_percent" in result.content
+
+
+async def test_a_public_page_cannot_redirect_fetch_url_to_an_allow_listed_local_service(
+    rig, server
+):
+    executor, context, _ = rig
+    inside = local(server, "/admin")
+    server.script(
+        Reply(302, headers={"location": inside}),
+        Reply(302, headers={"location": inside}),
+        Reply(raw=b"the owner's own API", headers={"content-type": "text/plain"}),
+    )
+    result = await run(executor, context, "fetch_url", url=site(server, "/start"))
+    assert result.is_error and "public addresses only" in result.content
+    assert [r.path for r in server.requests] == ["/start"]
+    # The owner's own api_call may follow the same redirect: the allow-list is for it.
+    result = await run(executor, context, "api_call", url=site(server, "/start"))
+    assert not result.is_error and "the owner's own API" in result.content
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.org/a b",
+        "http://example.org/x HTTP/1.1\r\nHost: evil",
+        "http://example.org/\nx",
+        "http://example.org/\x00",
+        "http://example.org/\x7f",
+    ],
+)
+async def test_control_characters_in_a_url_are_a_bad_argument(rig, url):
+    executor, context, _ = rig
+    for tool in ("fetch_url", "api_call"):
+        result = await run(executor, context, tool, url=url)
+        assert result.is_error and "spaces or control characters" in result.content
+        assert "internal" not in result.content
+
+
+async def test_a_redirect_with_spaces_or_control_characters_is_refused(rig, server):
+    executor, context, _ = rig
+    server.script(Reply(302, headers={"location": "/next HTTP/1.1 X: y"}))
+    result = await run(executor, context, "fetch_url", url=site(server, "/start"))
+    assert result.is_error and "spaces or control characters" in result.content
+    assert [r.path for r in server.requests] == ["/start"]

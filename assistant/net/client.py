@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import httpx
 
 from assistant.errors import BlockedError, FetchError, RefusedError
-from assistant.net.addresses import AddressPolicy, IPAddress
+from assistant.net.addresses import AddressPolicy, IPAddress, why_internal
+from assistant.net.pools import Pools
 from assistant.net.resolver import Resolver, SystemResolver
 
 REDIRECTS = (301, 302, 303, 307, 308)
+Reach = Literal["public", "owner"]
+_WHY = {
+    "public": "Pages and searches reach public addresses only; the owner's allow-list in [net] "
+    "is for their own APIs (api_call).",
+    "owner": "Private and local addresses are blocked unless the owner allow-lists them in [net].",
+}
 SENSITIVE = frozenset({"authorization", "proxy-authorization", "cookie"})
 TEXT_TYPES = (
     "text/",
@@ -78,16 +86,18 @@ class GuardedClient:
         self._policy = policy
         self._resolver = resolver or SystemResolver()
         self._limits = limits or Limits()
-        self._client = httpx.AsyncClient(
-            trust_env=False,
-            follow_redirects=False,
-            transport=transport,
-            timeout=self._limits.timeout,
+        self._pools = Pools(
+            lambda: httpx.AsyncClient(
+                trust_env=False,
+                follow_redirects=False,
+                transport=transport,
+                timeout=self._limits.timeout,
+            )
         )
 
     async def close(self) -> None:
         """Close the connections."""
-        await self._client.aclose()
+        await self._pools.close()
 
     async def request(
         self,
@@ -97,79 +107,54 @@ class GuardedClient:
         headers: Mapping[str, str] | None = None,
         body: bytes | None = None,
         private: frozenset[str] | set[str] = frozenset(),
+        reach: Reach = "public",
     ) -> Fetched:
         """Send a request and read its response within the limits, following redirects.
 
         ``private`` names headers that, like credentials, never follow a redirect elsewhere.
+        ``reach`` is the rule of the tool that asked, applied to every hop: "public" addresses
+        only (pages, searches), or also the "owner"'s allow-listed services (their own APIs).
         """
         dropped = SENSITIVE | {name.lower() for name in private}
+        hop = _Hop(method.upper(), dict(headers or {}), body, dropped, reach)
         try:
             async with asyncio.timeout(self._limits.timeout):
-                return await self._follow(
-                    method.upper(), _parse(url), dict(headers or {}), body, dropped
-                )
+                return await self._follow(hop, _parse(url))
         except TimeoutError:
             raise FetchError(f"no complete answer within {self._limits.timeout:g} s") from None
         except httpx.HTTPError as exc:
             raise FetchError(f"the request failed: {type(exc).__name__}") from None
 
-    async def _follow(
-        self,
-        method: str,
-        url: httpx.URL,
-        headers: dict[str, str],
-        body: bytes | None,
-        dropped: frozenset[str],
-    ) -> Fetched:
+    async def _follow(self, hop: _Hop, url: httpx.URL) -> Fetched:
         for _ in range(self._limits.max_redirects + 1):
-            address = await self._check(url)
-            response = await self._send(method, url, address, headers, body)
-            location = response.headers.get("location")
-            if response.status_code not in REDIRECTS or not location:
-                return await self._read(response, url)
-            await response.aclose()
-            following = _parse(str(url.join(location)))
-            if _origin(following) != _origin(url):
-                headers = {k: v for k, v in headers.items() if k.lower() not in dropped}
-            if response.status_code == 303 or (
-                response.status_code in (301, 302) and method == "POST"
-            ):
-                method, body = "GET", None
+            address = await self._check(url, hop.reach)
+            key = (url.scheme, url.host, url.port or _default_port(url), str(address))
+            async with self._pools.client(key) as client:
+                response = await _send(client, hop, url, address)
+                location = response.headers.get("location")
+                if response.status_code not in REDIRECTS or not location:
+                    return await self._read(response, url)
+                await response.aclose()
+            following = _parse(location, base=url)
+            hop = hop.redirected(
+                response.status_code, same_origin=_origin(following) == _origin(url)
+            )
             url = following
         raise RefusedError(f"more than {self._limits.max_redirects} redirects")
 
-    async def _check(self, url: httpx.URL) -> IPAddress:
+    async def _check(self, url: httpx.URL, reach: Reach) -> IPAddress:
         host = url.host
         addresses = await self._resolver.resolve(host, url.port or _default_port(url))
         if not addresses:
             raise FetchError(f"cannot resolve {host!r}")
-        if self._policy.host_allowed(host):
+        owner = reach == "owner"
+        if owner and self._policy.host_allowed(host):
             return addresses[0]
         for address in addresses:
-            if reason := self._policy.refusal(address):
-                raise BlockedError(
-                    f"{host} is not reachable: {reason}. Private and local addresses are "
-                    "blocked unless the owner allow-lists them in [net]."
-                )
+            reason = self._policy.refusal(address) if owner else _public_only(address)
+            if reason:
+                raise BlockedError(f"{host} is not reachable: {reason}. {_WHY[reach]}")
         return addresses[0]
-
-    async def _send(
-        self,
-        method: str,
-        url: httpx.URL,
-        address: IPAddress,
-        headers: Mapping[str, str],
-        body: bytes | None,
-    ) -> httpx.Response:
-        pinned = url.copy_with(host=str(address))
-        request = self._client.build_request(
-            method,
-            pinned,
-            headers={**headers, "Host": _host_header(url)},
-            content=body,
-            extensions={"sni_hostname": url.host} if url.scheme == "https" else {},
-        )
-        return await self._client.send(request, stream=True)
 
     async def _read(self, response: httpx.Response, url: httpx.URL) -> Fetched:
         try:
@@ -196,9 +181,53 @@ class GuardedClient:
         )
 
 
-def _parse(url: str) -> httpx.URL:
+@dataclass(frozen=True)
+class _Hop:
+    """What is sent on each hop, and under which tool's rule."""
+
+    method: str
+    headers: dict[str, str]
+    body: bytes | None
+    dropped: frozenset[str]
+    reach: Reach
+
+    def redirected(self, status: int, *, same_origin: bool) -> _Hop:
+        """The next hop: credentials stay home, a 303 (or a 301/302 after POST) turns GET."""
+        headers = self.headers
+        if not same_origin:
+            headers = {k: v for k, v in headers.items() if k.lower() not in self.dropped}
+        method, body = self.method, self.body
+        if status == 303 or (status in (301, 302) and method == "POST"):
+            method, body = "GET", None
+        return replace(self, method=method, headers=headers, body=body)
+
+
+async def _send(
+    client: httpx.AsyncClient, hop: _Hop, url: httpx.URL, address: IPAddress
+) -> httpx.Response:
+    pinned = url.copy_with(host=str(address))
+    request = client.build_request(
+        hop.method,
+        pinned,
+        headers={**hop.headers, "Host": _host_header(url)},
+        content=hop.body,
+        extensions={"sni_hostname": url.host} if url.scheme == "https" else {},
+    )
+    return await client.send(request, stream=True)
+
+
+def _public_only(address: IPAddress) -> str | None:
+    reason = why_internal(address)
+    return f"{address} is {reason}" if reason else None
+
+
+def _parse(url: str, base: httpx.URL | None = None) -> httpx.URL:
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in url):
+        raise RefusedError(
+            "the URL holds spaces or control characters; percent-encode them (%20, %0A)"
+        )
     try:
-        parsed = httpx.URL(url)
+        parsed = base.join(url) if base is not None else httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:
         raise RefusedError(f"not a valid URL: {url!r} ({exc})") from None
     if parsed.scheme not in ("http", "https"):
