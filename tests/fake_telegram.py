@@ -6,6 +6,8 @@ import asyncio
 import itertools
 import json
 from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import default
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -104,7 +106,7 @@ class FakeTelegram:
             return BOT
         if method == "getUpdates":
             return await self._updates(int(params.get("offset", 0) or 0))
-        if method in ("sendMessage", "editMessageText", "sendPhoto"):
+        if method in ("sendMessage", "editMessageText", "sendPhoto", "sendDocument"):
             chat = int(params.get("chat_id", 0))
             message_id = int(params.get("message_id") or next(self.ids))
             return {"message_id": message_id, "date": 1_700_000_000, "text": params.get("text", ""),
@@ -125,7 +127,10 @@ class FakeTelegram:
 def _params(request: Received) -> dict[str, Any]:
     if not request.body:
         return {}
-    if request.headers.get("content-type", "").startswith("application/json"):
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("multipart/form-data"):
+        return _multipart(content_type, request.body)
+    if content_type.startswith("application/json"):
         return dict(json.loads(request.body))
     params: dict[str, Any] = {}
     for key, values in parse_qs(request.body.decode(), keep_blank_values=True).items():
@@ -134,4 +139,21 @@ def _params(request: Received) -> dict[str, Any]:
             params[key] = json.loads(value)
         except json.JSONDecodeError:
             params[key] = value
+    return params
+
+
+def _multipart(content_type: str, body: bytes) -> dict[str, Any]:
+    """Form fields as text, files as bytes (under their field name, with ``<name>_filename``)."""
+    message = BytesParser(policy=default).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + body
+    )
+    params: dict[str, Any] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        data = part.get_payload(decode=True)
+        if part.get_filename():
+            params[name] = data
+            params[f"{name}_filename"] = part.get_filename()
+        else:
+            params[name] = data.decode()
     return params

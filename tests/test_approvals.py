@@ -28,11 +28,24 @@ async def asked_transfer(rig, server, amount: int = 5):
     return rig.prompts.shown[-1]
 
 
-async def test_the_preview_shows_the_exact_action_with_secrets_masked():
+async def test_the_preview_shows_the_whole_call_uncut_unmasked_and_canonical():
     text = preview("api_call", "POST changes something", ARGUMENTS)
-    assert "POST https://home.example/lights" in text and "X-Mode: night" in text
-    assert "sk-live" not in text and "Authorization: [REDACTED]" in text
-    assert "body: " + "x" * 400 + "…" in text
+    assert "POST https://home.example/lights" in text and "header X-Mode: night" in text
+    assert "header Authorization: Bearer sk-live-abcdefghijklmnop" in text  # what really runs
+    assert "body (text, 1,000 characters):\n" + "x" * 1000 in text
+    reordered = dict(reversed(list(ARGUMENTS.items())))
+    reordered["headers"] = dict(reversed(list(ARGUMENTS["headers"].items())))
+    assert preview("api_call", "POST changes something", reordered) == text
+    as_json = preview("api_call", "r", {**ARGUMENTS, "body": {"a": 1}})
+    as_text = preview("api_call", "r", {**ARGUMENTS, "body": '{"a": 1}'})
+    assert as_json != as_text  # a text body and a JSON body never look the same
+
+
+async def test_a_program_is_shown_whole_with_its_tokens(conn, clock):
+    program = "token='abc123'\npassword = 'hunter2'\n" + "print('x')\n" * 300
+    text = preview("execute_code", "it runs code", {"code": program})
+    assert text.endswith(program) and "[REDACTED]" not in text
+    assert f"({len(program):,} characters, shown whole)" in text
 
 
 async def test_approving_runs_the_stored_call_once_and_audits_who(conn, clock):

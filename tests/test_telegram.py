@@ -316,9 +316,15 @@ async def test_webhook_mode_takes_only_updates_that_carry_the_secret(tmp_path, c
         }
         async with httpx.AsyncClient() as client:
             url = f"http://127.0.0.1:{port}/hook/abc"
-            forged = await client.post(
-                url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"}
-            )
+            forged = None
+            async with asyncio.timeout(10):  # setWebhook may come before the server listens
+                while forged is None:
+                    try:
+                        forged = await client.post(
+                            url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"}
+                        )
+                    except httpx.ConnectError:
+                        await asyncio.sleep(0.01)
             missing = await client.post(url, json=update)
             assert forged.status_code == 403 and missing.status_code == 403
             assert not telegram.sent()
@@ -501,3 +507,28 @@ async def test_a_long_turn_holds_neither_its_chats_buttons_and_commands_nor_anot
             assert telegram.texts().count(BUSY) == 1
             assert "one too many" not in str([r.body for r in model.requests])
             release.set()
+
+
+async def test_a_long_call_is_shown_whole_as_a_file_and_exactly_that_runs(
+    tmp_path, clock, monkeypatch
+):
+    body = "".join(f"line {n}: token=abc{n} ```\n" for n in range(200))  # 5,000+ characters
+    async with fake_server() as home:
+        home.script(Reply(raw=b"stored", headers={"content-type": "text/plain"}))
+        target = f"http://127.0.0.1:{home.url.rsplit(':', 1)[1]}/notes"
+        net = {"allow_networks": ["127.0.0.0/8"]}
+        async with bot(tmp_path, clock, monkeypatch, net=net) as (telegram, model):
+            arguments = {"url": target, "method": "PUT", "body": body}
+            model.script(chat_reply(None, (call("c1", "api_call", arguments),)))
+            telegram.message(ADA, "store my notes")
+            await eventually(lambda: any("Approval needed" in t for t in telegram.texts()))
+            (document,) = telegram.sent("sendDocument")
+            shown = document["document"].decode()
+            assert document["document_filename"].startswith("approval-")
+            assert f"PUT {target}" in shown and shown.endswith(body)  # whole, unmasked
+            asked = next(p for p in telegram.sent() if "Approval needed" in str(p["text"]))
+            assert "is in the file above" in str(asked["text"]) and len(str(asked["text"])) < 500
+            approve = next(b for b in buttons_of(asked) if b.startswith("approve:"))
+            telegram.press(ADA, approve)
+            await eventually(lambda: any("Approved and done" in t for t in telegram.texts()))
+        assert [(r.method, r.body.decode()) for r in home.requests] == [("PUT", body)]

@@ -20,8 +20,9 @@ from assistant.agent.events import (
     ToolStarted,
 )
 from assistant.agent.history import fit
+from assistant.agent.leaks import unnamed_host
 from assistant.agent.prompt import system_prompt
-from assistant.agent.untrusted import frame
+from assistant.agent.untrusted import frame, is_framed
 from assistant.clock import Clock
 from assistant.errors import LLMError, LLMUnavailableError
 from assistant.llm.model import Model
@@ -53,6 +54,7 @@ class AgentSettings:
     history_tokens: int = 6000
     stream: bool = True
     assistant_name: str = "Assistant"
+    named_hosts: frozenset[str] = frozenset()  # the owner's own services, from the config
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,9 @@ class Agent:
         )
         budget = self._settings.history_tokens
         history = fit(await self._conversations.recent(person.chat_id, budget), budget)
-        return _Turn(person, context, history, sink, new=[UserMessage(text)])
+        # Taint follows the content: outside content still in the model's input taints this turn.
+        tainted = any(isinstance(m, ToolMessage) and is_framed(m.content) for m in history)
+        return _Turn(person, context, history, sink, new=[UserMessage(text)], tainted=tainted)
 
     async def _run(self, turn: _Turn) -> Answer:
         while turn.steps < self._settings.max_steps:
@@ -204,8 +208,8 @@ class Agent:
             return item
         tool = item.tool
         reason = tool.approval_reason(item.arguments)
-        if reason is None and turn.tainted and not tool.read_only:
-            reason = "this turn has read outside content, and this call changes something"
+        if reason is None and turn.tainted:
+            reason = self._tainted(turn, item)
         if reason is None:
             return item
         if await self._request_approval(turn, item, reason):
@@ -213,6 +217,22 @@ class Agent:
             return ToolResult(item.call.id, tool.name, AWAITING, outcome="pending")
         why = "not run: nobody could be asked to approve it"
         return await self._executor.refuse(item, turn.context, why)
+
+    def _tainted(self, turn: _Turn, item: ValidCall) -> str | None:
+        """Why a call needs approval in a turn whose input holds outside content."""
+        if not item.tool.read_only:
+            return "the conversation holds outside content, and this call changes something"
+        url = item.arguments.get("url")
+        if not isinstance(url, str):
+            return None
+        named = self._settings.named_hosts
+        host = unnamed_host(url, [*turn.history, *turn.new], named)
+        if host is None:
+            return None
+        return (
+            f"the conversation holds outside content, and {host} is not a host you named: "
+            "the request could carry what I know to it"
+        )
 
     async def _request_approval(self, turn: _Turn, valid: ValidCall, reason: str) -> bool:
         person = turn.person

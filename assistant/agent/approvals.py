@@ -25,37 +25,45 @@ from assistant.errors import AssistantError
 from assistant.llm.types import AssistantMessage, ToolCall
 from assistant.memory.approvals import ApprovalBook, Status, StoredApproval
 from assistant.memory.conversation import Conversations
-from assistant.redaction import redact_value
 from assistant.tools import Executor, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TTL = timedelta(minutes=10)
-BODY_PREVIEW = 400
 RESULT_PREVIEW = 600
 
 
-def arguments_hash(arguments: Mapping[str, Any]) -> str:
-    """A stable hash of a call's arguments, binding an approval to exactly them."""
-    encoded = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(encoded.encode()).hexdigest()
+def digest(text: str) -> str:
+    """The hash that binds an approval to the exact bytes the owner was shown."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def preview(tool: str, reason: str, arguments: Mapping[str, Any]) -> str:
-    """The exact action as the user approves it, secrets masked and long bodies cut."""
-    masked = redact_value(dict(arguments))
-    lines = [f"{tool}: {reason}"]
-    if isinstance(masked, Mapping) and "url" in masked:
-        lines.append(f"{masked.get('method', 'GET')} {masked['url']}")
-        for name, value in (masked.get("headers") or {}).items():
-            lines.append(f"  {name}: {value}")
-        body = masked.get("body")
-        if body not in (None, ""):
-            text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
-            lines.append(f"  body: {text[:BODY_PREVIEW]}{'…' if len(text) > BODY_PREVIEW else ''}")
-    else:
-        lines.append(json.dumps(masked, ensure_ascii=False, indent=1, default=str)[:1500])
-    return "\n".join(lines)
+    """The whole call as the owner approves it: nothing cut, nothing masked, and canonical, so
+    that the same text always means the same call."""
+    return f"{tool}: {reason}\n{_action(dict(arguments))}"
+
+
+def _action(arguments: dict[str, Any]) -> str:
+    if "url" in arguments:
+        lines = [f"{arguments.get('method', 'GET')} {arguments['url']}"]
+        headers = arguments.get("headers") or {}
+        lines += [f"header {name}: {headers[name]}" for name in sorted(headers)]
+        body = arguments.get("body")
+        if isinstance(body, str):
+            lines.append(f"body (text, {len(body):,} characters):\n{body}")
+        elif body is not None:
+            lines.append(f"body (JSON):\n{_json(body)}")
+        rest = {k: v for k, v in arguments.items() if k not in ("url", "method", "headers", "body")}
+        return "\n".join([*lines, *([f"other: {_json(rest)}"] if rest else [])])
+    if set(arguments) == {"code"} and isinstance(arguments["code"], str):
+        code = arguments["code"]
+        return f"Python program ({len(code):,} characters, shown whole):\n{code}"
+    return _json(arguments)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, indent=1, default=str)
 
 
 class ApprovalDesk:
@@ -83,12 +91,11 @@ class ApprovalDesk:
 
     async def ask(self, request: ApprovalRequest) -> bool:
         """Store the request and show it; False (and refused) when it cannot be shown."""
+        shown = preview(request.tool, request.reason, request.arguments)
         stored = StoredApproval(
             secrets.token_urlsafe(12), request.user_id, request.chat_id, request.timezone,
             request.request_id, request.call_id, request.tool, request.arguments,
-            arguments_hash(request.arguments), request.reason,
-            preview(request.tool, request.reason, request.arguments),
-            self._clock.now() + self._ttl,
+            digest(shown), request.reason, shown, self._clock.now() + self._ttl,
         )  # fmt: skip
         await self._book.add(stored, self._clock.now())
         try:
@@ -151,7 +158,7 @@ class ApprovalDesk:
         checked = await self._executor.check(_call(stored), context)
         if isinstance(checked, ToolResult):
             outcome = f"Not run: the stored call is no longer valid ({checked.content[:200]})."
-        elif arguments_hash(checked.json_arguments) != stored.digest:
+        elif digest(preview(stored.tool, stored.reason, checked.json_arguments)) != stored.digest:
             reason = "the action changed since it was asked; it was not approved"
             await self._executor.refuse(checked, context, reason, user_id)
             outcome = "Not run: the action changed since this was asked."

@@ -24,3 +24,8 @@ def frame(tool: str, content: str) -> str:
     """A tool result of outside content, cleaned and marked as data."""
     cleaned = strip_invisible(content).replace(CLOSING, "<<end>>")
     return f"{OPENING.format(tool=tool)}\n{cleaned}\n{CLOSING}"
+
+
+def is_framed(content: str) -> bool:
+    """Whether a stored tool result holds outside content (it taints the turns that see it)."""
+    return content.startswith(OPENING.split("{", 1)[0])

@@ -132,6 +132,13 @@ def agent_settings(config: Config) -> AgentSettings:
         llm_timeout=llm.timeout_seconds * (llm.retries + 1) + 5,
         history_tokens=llm.history_tokens,
         stream=llm.stream,
+        named_hosts=frozenset(
+            h.lower().rstrip(".")
+            for h in (
+                *config.net.allow_hosts,
+                *(h for s in config.net.secrets.values() for h in s.hosts),
+            )
+        ),
     )
 
 

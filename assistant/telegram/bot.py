@@ -61,6 +61,7 @@ UPDATES = ["message", "edited_message", "callback_query"]
 # Chats are answered concurrently, up to this many at once: more only queue up inside
 # httpcore's connection pool, whose bookkeeping grows with the square of what waits in it.
 CONCURRENT_UPDATES = 32
+PROMPT_UNITS = 3000  # an approval longer than this is sent whole as a file
 BUSY = "I am still busy with your earlier messages; try again in a moment."
 
 
@@ -221,18 +222,29 @@ class TelegramChannel:
             raise RetryableRunError(f"Telegram could not be reached ({exc.message})") from None
 
     async def present(self, pending: Pending) -> int | None:
-        """Show an approval request with approve and deny buttons; return its message id."""
+        """Show an approval request with approve and deny buttons; return its message id.
+
+        The whole call is shown: in the message when it fits, else as a text file sent just
+        above it (a long program, a big body), never cut."""
         buttons = ((Button("✅ Approve once", f"approve:{pending.token}"),
                     Button("✖ Deny", f"deny:{pending.token}")),)  # fmt: skip
         until = pending.expires_at.strftime("%H:%M UTC")
-        text = (
-            f"⚠️ Approval needed:\n```\n{pending.text}\n```\nUnanswered, it is refused at {until}."
-        )
+        if _fits(pending.text):
+            shown = f"```\n{pending.text}\n```"
+        else:
+            await self.application.bot.send_document(
+                pending.chat_id,
+                pending.text.encode("utf-8", "replace"),
+                filename=f"approval-{pending.token}.txt",
+            )
+            shown = _summary(pending)
+        text = f"⚠️ Approval needed:\n{shown}\nUnanswered, it is refused at {until}."
         return await self.send(pending.chat_id, text, buttons)
 
     async def close(self, pending: Pending, outcome: str) -> None:
         """Replace the request's buttons with how it ended (or say it, if that fails)."""
-        text = f"{pending.text}\n\n{outcome}"[:4000]
+        shown = pending.text if _fits(pending.text) else _summary(pending)
+        text = f"{shown}\n\n{outcome}"[:4000]
         if pending.message_id is not None:
             try:
                 await self.application.bot.edit_message_text(
@@ -242,6 +254,19 @@ class TelegramChannel:
             except BadRequest as exc:
                 log.info("could not edit the approval prompt (%s); sending the outcome", exc)
         await self.send(pending.chat_id, outcome)
+
+
+def _fits(text: str) -> bool:
+    """Whether a call can be shown whole in a message, inside one code fence."""
+    return len(text.encode("utf-16-le")) // 2 <= PROMPT_UNITS and "```" not in text
+
+
+def _summary(pending: Pending) -> str:
+    head = pending.text.split("\n", 1)[0]
+    return (
+        f"{head}\nThe whole call ({len(pending.text):,} characters) is in the file above: "
+        "exactly that runs if you approve."
+    )
 
 
 class _Handlers:
