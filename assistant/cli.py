@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -14,6 +16,9 @@ from assistant.config import config_path, load_config
 from assistant.console import Console
 from assistant.errors import AssistantError
 from assistant.logs import configure_logging
+from assistant.redaction import redact_text, remember_secrets
+
+log = logging.getLogger(__name__)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,6 +31,9 @@ def parser() -> argparse.ArgumentParser:
         "or ./config.toml; missing means the embedded defaults)",
     )
     top.add_argument("--version", action="version", version=f"assistant {__version__}")
+    top.add_argument(
+        "--debug", action="store_true", help="log at DEBUG and show tracebacks (redacted)"
+    )
     commands = top.add_subparsers(dest="command")
     commands.add_parser("status", help="check the config and database and show what is set up")
     tools = commands.add_parser("tools", help="print the tool catalogue the model reads")
@@ -74,45 +82,76 @@ async def _chat(setup: app.Setup) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return its exit status."""
+    """Run the command line and return its exit status: a failure is one plain line (exit 2),
+    with the redacted traceback only under ``--debug``."""
     args = parser().parse_args(argv)
-    configure_logging()
+    configure_logging("DEBUG" if args.debug else "INFO")
     try:
-        path, named = config_path(args.config)
-        config = load_config(path, named=named)
-        configure_logging(config.assistant.log_level)
-        setup = app.Setup(
-            config,
-            str(path) if path.exists() else "embedded defaults",
-            path.resolve().parent if path.exists() else None,
-        )
-        if args.command == "tools":
-            print(app.catalogue(config, args.format))
-        elif args.command == "doctor":
-            from assistant.app import doctor
-
-            return 0 if asyncio.run(doctor.doctor(setup, sys.stdout)) else 1
-        elif args.command == "tasks":
-            from assistant.app import operations
-
-            if args.tasks_command == "list":
-                asyncio.run(operations.list_tasks(setup, sys.stdout))
-            else:
-                asyncio.run(operations.cancel_task(setup, args.task_id, sys.stdout))
-        elif args.command == "run":
-            asyncio.run(_run(setup))
-        elif args.command == "chat":
-            asyncio.run(_chat(setup))
-        elif args.command == "ask":
-            from assistant.app import serve
-
-            answer = asyncio.run(serve.ask(setup, args.text, SystemClock(), sys.stdout))
-            return 0 if answer.ending in ("answered", "max_steps") else 1
-        elif args.command == "schedule":
-            print(app.preview_schedule(config, args.text, args.tz, SystemClock().now()))
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # ExceptionGroup from a TaskGroup included
+        known = _assistant_error(exc)
+        if known is not None:
+            print(f"assistant: {redact_text(str(known))}", file=sys.stderr)
         else:
-            print(asyncio.run(app.status(setup)))
-    except AssistantError as exc:
-        print(f"assistant: {exc}", file=sys.stderr)
+            log.debug("the traceback of the failure", exc_info=exc)
+            hint = "" if args.debug else " Run it again with --debug to see the traceback."
+            print(f"assistant: it stopped on an unexpected {_kind(exc)}.{hint}", file=sys.stderr)
         return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    path, named = config_path(args.config)
+    config = load_config(path, named=named)
+    remember_secrets(config.secret_values(os.environ))
+    configure_logging("DEBUG" if args.debug else config.assistant.log_level)
+    setup = app.Setup(
+        config,
+        str(path) if path.exists() else "embedded defaults",
+        path.resolve().parent if path.exists() else None,
+    )
+    if args.command == "tools":
+        print(app.catalogue(config, args.format))
+    elif args.command == "doctor":
+        from assistant.app import doctor
+
+        return 0 if asyncio.run(doctor.doctor(setup, sys.stdout)) else 1
+    elif args.command == "tasks":
+        from assistant.app import operations
+
+        if args.tasks_command == "list":
+            asyncio.run(operations.list_tasks(setup, sys.stdout))
+        else:
+            asyncio.run(operations.cancel_task(setup, args.task_id, sys.stdout))
+    elif args.command == "run":
+        asyncio.run(_run(setup))
+    elif args.command == "chat":
+        asyncio.run(_chat(setup))
+    elif args.command == "ask":
+        from assistant.app import serve
+
+        answer = asyncio.run(serve.ask(setup, args.text, SystemClock(), sys.stdout))
+        return 0 if answer.ending in ("answered", "max_steps") else 1
+    elif args.command == "schedule":
+        print(app.preview_schedule(config, args.text, args.tz, SystemClock().now()))
+    else:
+        print(asyncio.run(app.status(setup)))
     return 0
+
+
+def _assistant_error(exc: BaseException) -> AssistantError | None:
+    """The error we raised on purpose, also when a task group wrapped it."""
+    if isinstance(exc, AssistantError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _assistant_error(inner)) is not None:
+                return found
+    return None
+
+
+def _kind(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"error ({type(exc).__name__})"

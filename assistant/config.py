@@ -7,6 +7,7 @@ import ipaddress
 import logging
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -192,6 +193,17 @@ class Config(_Section):
     net: NetSettings = NetSettings()
     images: ImageSettings = ImageSettings()
     scheduler: SchedulerConfig = SchedulerConfig()
+
+    def secret_values(self, environ: Mapping[str, str]) -> list[str]:
+        """The values of every secret the config names a variable for (token, keys, secrets)."""
+        names = [
+            self.telegram.token_env,
+            self.telegram.webhook_secret_env,
+            self.llm.api_key_env,
+            self.images.api_key_env,
+            *(secret.env for secret in self.net.secrets.values()),
+        ]
+        return [environ[name] for name in names if environ.get(name)]
 
     def data_path(self, base: Path | None = None) -> Path:
         """Return the data directory, relative paths taken from ``base`` (default: cwd)."""

@@ -11,12 +11,13 @@ import itertools
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
 from assistant.agent.approval import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.commands import Button, Reply, notice_buttons
+from assistant.errors import StorageError
 from assistant.tasks import Notice
 
 PROMPT = "› "
@@ -94,13 +95,15 @@ class Console:
         """Take a line of input (None at the end of input)."""
         self._lines.put_nowait(line)
 
-    def read_stdin(self) -> None:
-        """Read standard input in a daemon thread, feeding lines in; at its end, feed None."""
+    def read_stdin(self, stream: BinaryIO | None = None) -> None:
+        """Read standard input in a daemon thread, feeding lines in; at its end, feed None.
+        Bytes that are not UTF-8 become U+FFFD instead of ending the chat."""
         loop = asyncio.get_running_loop()
+        source = stream if stream is not None else sys.stdin.buffer
 
         def pump() -> None:
-            for line in sys.stdin:
-                loop.call_soon_threadsafe(self.feed, line)
+            for raw in source:
+                loop.call_soon_threadsafe(self.feed, raw.decode("utf-8", "replace"))
             loop.call_soon_threadsafe(self.feed, None)
 
         threading.Thread(target=pump, name="stdin", daemon=True).start()
@@ -118,8 +121,11 @@ class Console:
             if text in ("/quit", "/exit"):
                 break
             if text:
-                person = await assistant.person(self._user_id, self._user_id, "")
-                await self._handle(assistant, person, text)
+                try:
+                    person = await assistant.person(self._user_id, self._user_id, "")
+                    await self._handle(assistant, person, text)
+                except StorageError as exc:  # a full disk: one line, and the chat goes on
+                    self._print(str(exc))
 
     async def _handle(self, assistant: Assistant, person: Person, text: str) -> None:
         if text.startswith("/press "):

@@ -19,7 +19,7 @@ from typing import Any
 import aiosqlite
 from aiosqlite.context import Result
 
-from assistant.errors import NotADatabaseError, SchemaTooNewError, StorageError
+from assistant.errors import NotADatabaseError, SchemaTooNewError, StorageError, WriteError
 from assistant.migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -120,10 +120,13 @@ class Database:
                 await self._conn.execute("BEGIN IMMEDIATE")
                 yield self._session
                 await self._conn.commit()
-            except BaseException:
+            except BaseException as exc:
                 # A cancelled await does not stop the statement queued on the connection's
                 # thread, so the rollback is queued behind it whether or not BEGIN has run.
                 await asyncio.shield(self._conn.rollback())
+                # Disk full, read-only, I/O or a corrupt page; a constraint stays what it is.
+                if type(exc) in (sqlite3.OperationalError, sqlite3.DatabaseError):
+                    raise WriteError(_why_not_written(exc)) from exc
                 raise
             finally:
                 self._holder = None
@@ -195,3 +198,14 @@ async def _apply_one(conn: aiosqlite.Connection, version: int, script: str) -> N
             await conn.rollback()
         raise StorageError(f"migration {version} failed and was rolled back: {exc}") from exc
     log.info("database migrated to schema %d", version)
+
+
+def _why_not_written(exc: BaseException) -> str:
+    text = str(exc).lower()
+    if "full" in text:
+        return "storage is full; nothing was saved"
+    if "readonly" in text or "read-only" in text:
+        return "the database is read-only; nothing was saved"
+    if "locked" in text or "busy" in text:
+        return "the database is busy; nothing was saved, try again in a moment"
+    return "the database could not be written; nothing was saved"

@@ -5,9 +5,11 @@ user or model only ever sees a generic message with a reference.
 
     AssistantError                  something we expected could go wrong
     ├── ConfigError                 the config file is unusable: file, dotted key, expectation
-    ├── StorageError                the database cannot be opened or migrated
+    ├── StartupError                the service cannot start: a rejected token, an API unusable
+    ├── StorageError                the database cannot be opened, migrated or written
     │   ├── NotADatabaseError       the file is not a SQLite database (left untouched)
-    │   └── SchemaTooNewError       written by a newer version of the assistant (left untouched)
+    │   ├── SchemaTooNewError       written by a newer version of the assistant (left untouched)
+    │   └── WriteError              a write failed (disk full, read-only): rolled back, user-worded
     ├── ModelError                  the model's mistake, worded for the model to correct itself
     │   ├── UnknownToolError        a call named a tool that does not exist or is not allowed
     │   ├── ToolArgumentError       a call's arguments do not fit the tool's schema
@@ -41,6 +43,11 @@ class ConfigError(AssistantError):
     """The configuration file cannot be used; the message names the file and the key."""
 
 
+class StartupError(AssistantError):
+    """The service cannot start (a rejected token, an unusable API); the message says what
+    to do."""
+
+
 class StorageError(AssistantError):
     """The database cannot be opened or brought up to date."""
 
@@ -51,6 +58,10 @@ class NotADatabaseError(StorageError):
 
 class SchemaTooNewError(StorageError):
     """The database was written by a newer version of the assistant."""
+
+
+class WriteError(StorageError):
+    """A write failed and was rolled back; the message says so in words for the user."""
 
 
 class ModelError(AssistantError):

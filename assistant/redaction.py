@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote
 
 MASK = "[REDACTED]"
 
@@ -34,8 +35,34 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+MIN_SECRET = 6
+_values: set[str] = set()  # the configured secrets, masked wherever they appear
+
+
+def remember_secrets(values: Iterable[str]) -> None:
+    """Mask these values (from the variables the config names) in everything redacted."""
+    for raw in values:
+        value = raw.strip()
+        if len(value) >= MIN_SECRET:
+            _values.update({value, quote(value, safe=""), quote(value)})
+
+
+def forget_secrets() -> None:
+    """Forget every remembered value (a test's, or before the config is read again)."""
+    _values.clear()
+
+
+def redact_known(text: str) -> str:
+    """``text`` with every remembered secret value masked, whatever its shape."""
+    for value in sorted(_values, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, MASK)
+    return text
+
+
 def redact_text(text: str) -> str:
     """Return ``text`` with every known kind of secret replaced by a mask."""
+    text = redact_known(text)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text

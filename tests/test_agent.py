@@ -11,6 +11,7 @@ from llm_fixtures import call, chat_reply, chat_stream, error_reply
 
 from assistant.agent import AgentSettings, Done, Person, TextSoFar, ToolFinished, ToolStarted
 from assistant.llm.types import AssistantMessage, ToolMessage, UserMessage
+from tests.conftest import fetch
 
 
 @pytest.fixture
@@ -342,3 +343,29 @@ async def test_one_chat_is_answered_in_order_while_other_chats_go_ahead(rig, ser
     assert [(await first).text, (await second).text] == ["first", "second"]
     two = server.requests[-1].json()["messages"]
     assert [m["content"] for m in two[1:]] == ["one", "first", "two"]
+
+
+async def test_deep_or_huge_arguments_get_a_clear_refusal_an_audit_row_and_an_answer(
+    server, conn, clock
+):
+    rig = await build_rig(server, conn, clock)
+    deep: object = "x"
+    for _ in range(800):
+        deep = {"a": deep}
+    server.script(
+        chat_reply(None, (call("c1", "save_note", {"content": deep}),)),
+        chat_reply(None, (call("c2", "save_note", {"content": "y" * 300_000}),)),
+    )
+    answer = await asyncio.wait_for(rig.agent.reply(ME, "save this"), 10)
+    assert answer.ending == "invalid" and "nothing was run" in answer.text
+    rows = await fetch(conn, "SELECT tool, outcome, length(arguments) FROM audit ORDER BY id")
+    assert [r[:2] for r in rows] == [("save_note", "invalid"), ("save_note", "invalid")]
+    assert all(r[2] < 25_000 for r in rows)
+    history = await rig.conversations.history(ME.chat_id)  # the turn was stored, bounded
+    calls = [c for m in history if isinstance(m, AssistantMessage) for c in m.calls]
+    assert [c.arguments for c in calls] == [
+        {"refused": "they are nested deeper than 32 levels"},
+        {"refused": "they are larger than 200,000 characters"},
+    ]
+    assert rig.effects.notes == []
+    await rig.inner.close()

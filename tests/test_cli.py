@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import sqlite3
+import sys
 
+import pytest
+from fakehttp import Reply, fake_server
+
+from assistant import app
 from assistant.cli import main
+from assistant.redaction import forget_secrets
 
 
 def test_default_command_checks_config_database_and_tools(tmp_path, monkeypatch, capsys) -> None:
@@ -82,3 +90,54 @@ def test_schedule_refuses_bad_text_with_the_accepted_forms(capsys) -> None:
     assert "Accepted forms" in err
     assert main(["schedule", "in 5m", "--tz", "Mars/Base"]) == 2
     assert "unknown timezone 'Mars/Base'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("status", "description"), [(401, "Unauthorized"), (404, "Not Found")])
+async def test_a_rejected_token_is_one_plain_line_that_never_shows_it(
+    tmp_path, status, description
+):
+    token = "123456:AAHsecretpartofthetoken-0123456789abc"
+    async with fake_server() as server:
+        server.default = lambda request: Reply(
+            status, {"ok": False, "error_code": status, "description": description}
+        )
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[assistant]\ndata_dir = "{tmp_path}"\n'
+            f'[telegram]\nbase_url = "{server.url}/bot"\nallowed_user_ids = [1]\n'
+        )
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "assistant", "--config", str(config), "run",
+            env={**os.environ, "ASSISTANT_TELEGRAM_TOKEN": token},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+    printed = (out + err).decode()
+    assert process.returncode == 2, printed
+    assert "secretpartofthetoken" not in printed and "Traceback" not in printed
+    assert printed.strip().splitlines()[-1].startswith("assistant: Telegram rejected the bot token")
+
+
+def test_an_unexpected_failure_is_one_line_and_the_traceback_only_with_debug(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "gsk_live_value_of_the_key_42")
+
+    async def broken(setup):
+        raise ExceptionGroup("in the task group", [OSError("gsk_live_value_of_the_key_42 leaked")])
+
+    monkeypatch.setattr(app, "status", broken)
+    try:
+        assert main([]) == 2
+        err = capsys.readouterr().err
+        assert err.strip().splitlines()[-1] == (
+            "assistant: it stopped on an unexpected error (OSError). "
+            "Run it again with --debug to see the traceback."
+        )
+        assert "Traceback" not in err
+        assert main(["--debug"]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" in err and "leaked" in err and "gsk_live_value" not in err
+    finally:
+        forget_secrets()

@@ -12,6 +12,7 @@ from llm_fixtures import call, chat_reply
 from tasks_fixtures import until
 
 from assistant.app import Setup
+from assistant.app.runtime import compose
 from assistant.app.serve import chat
 from assistant.config import parse_config
 from assistant.console import Console
@@ -119,3 +120,29 @@ async def test_a_second_assistant_on_the_same_database_is_refused(tmp_path, cloc
         await chat(setup_for(tmp_path), clock, second.console)
     first.type("/quit")
     await running
+
+
+async def test_a_full_disk_is_one_line_nothing_is_saved_and_the_chat_goes_on(
+    tmp_path, clock, monkeypatch
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal = Terminal()
+    terminal.type("/note the first note", "/note " + "x" * 9_000, "/notes", "/quit")
+    async with compose(setup_for(tmp_path), clock, terminal.console, terminal.console) as runtime:
+        async with runtime.db.read() as session:  # the disk fills up after the first note
+            (pages,) = await session.fetchone("PRAGMA page_count") or (0,)
+            await session.execute(f"PRAGMA max_page_count = {pages + 2}")
+        await terminal.console.run(runtime)
+    text = terminal.text()
+    assert "Saved note 1." in text and "storage is full; nothing was saved" in text
+    assert "1. the first note" in text and "2." not in text.split("storage is full")[1]
+
+
+async def test_bytes_that_are_not_utf8_on_standard_input_do_not_end_the_chat(
+    tmp_path, clock, monkeypatch
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal = Terminal()
+    terminal.console.read_stdin(io.BytesIO(b"/note caf\xe9 \xff\xfe\n/notes\n/quit\n"))
+    await chat(setup_for(tmp_path), clock, terminal.console)
+    assert "1. caf\ufffd \ufffd\ufffd" in terminal.text()

@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
+import os
+from urllib.parse import quote
 
 import httpx
 import pytest
 
+from assistant.config import parse_config
+from assistant.llm.types import ToolCall
 from assistant.logs import configure_logging
-from assistant.redaction import is_sensitive_key, redact_text, redact_value
+from assistant.memory.audit import AuditLog
+from assistant.redaction import (
+    forget_secrets,
+    is_sensitive_key,
+    redact_text,
+    redact_value,
+    remember_secrets,
+)
+from assistant.tools import Executor, Registry, ToolContext
+from assistant.tools.tool import tool
 
 BOT_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 OPENAI_KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
@@ -92,3 +106,59 @@ def test_traceback_and_arguments_are_redacted(log_output) -> None:
 
 def test_httpx_is_quiet_by_default(log_output) -> None:
     assert logging.getLogger("httpx").level == logging.WARNING
+
+
+SHAPELESS = {
+    "GROQ": "gsk_7Hq2mWbV9xLk3ZrT5yPd",
+    "GOOGLE": "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+    "ANTHROPIC": "sk-ant-api03-Zx9y8W7v6U5t",
+    "WEBHOOK": "hook-secret-of-the-owner",
+}
+
+
+@pytest.fixture
+def remembered(monkeypatch):
+    """The config names these variables; their values are masked wherever they appear."""
+    for name, value in SHAPELESS.items():
+        monkeypatch.setenv(f"TEST_{name}", value)
+    config = parse_config(
+        {
+            "llm": {"api_key_env": "TEST_GROQ"},
+            "images": {"api_key_env": "TEST_GOOGLE"},
+            "telegram": {"webhook_secret_env": "TEST_WEBHOOK"},
+            "net": {"secrets": {"HOME": {"env": "TEST_ANTHROPIC", "hosts": ["home.lan"]}}},
+        }
+    )
+    remember_secrets(config.secret_values(os.environ))
+    yield
+    forget_secrets()
+
+
+def test_configured_secrets_are_masked_by_value_whatever_their_shape(remembered, log_output):
+    logging.getLogger("telegram.ext").debug(
+        "calling setWebhook with %s", {"secret_token": SHAPELESS["WEBHOOK"], "url": "https://x"}
+    )
+    for value in SHAPELESS.values():
+        logging.getLogger("assistant.test").warning("the key is %s (%s)", value, quote(value))
+    text = log_output.getvalue()
+    assert text.count("[REDACTED]") >= 5
+    assert not any(value in text for value in SHAPELESS.values())
+
+
+async def test_a_configured_secret_never_reaches_the_model_or_the_audit(remembered, conn, clock):
+    @tool
+    async def echo(text: str) -> str:
+        """Say it back.
+
+        Args:
+            text: what to say
+        """
+        return f"you said {text}"
+
+    audit = AuditLog(conn, clock)
+    executor = Executor(Registry([echo]), audit)
+    context = ToolContext(1, 1, "r", "UTC", clock)
+    (result,) = await executor.run([ToolCall("c", "echo", {"text": SHAPELESS["GROQ"]})], context)
+    assert SHAPELESS["GROQ"] not in result.content and "[REDACTED]" in result.content
+    (row,) = await audit.recent(1)
+    assert SHAPELESS["GROQ"] not in json.dumps(row.arguments) + row.result

@@ -32,11 +32,13 @@ from assistant.llm.types import (
     Message,
     Request,
     TextDelta,
+    ToolCall,
     ToolMessage,
     UserMessage,
 )
 from assistant.memory.conversation import Conversations
 from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCall
+from assistant.tools.validation import out_of_bounds
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +153,7 @@ class Agent:
             turn.steps += 1
             if completion.notice:
                 turn.notices.append(completion.notice)
-            turn.new.append(AssistantMessage(completion.text, completion.calls))
+            turn.new.append(AssistantMessage(completion.text, _recordable(completion.calls)))
             if not completion.calls and not completion.broken:
                 return self._answer(turn, completion.text, "answered")
             results = await self._act(turn, completion)
@@ -298,6 +300,17 @@ async def _emit(sink: EventSink | None, event: ToolStarted | ToolFinished) -> No
 
 def _tool_message(result: ToolResult) -> ToolMessage:
     return ToolMessage(result.call_id, result.name, result.content, result.is_error)
+
+
+def _recordable(calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
+    """The calls as history keeps them: arguments too deep or big to send again are replaced
+    by why (the call itself is refused with that reason when it is checked)."""
+    return tuple(
+        replace(call, arguments={"refused": problem})
+        if (problem := out_of_bounds(call.arguments))
+        else call
+        for call in calls
+    )
 
 
 def _corrections(

@@ -16,6 +16,7 @@ Outcome = Literal[
     "ok", "error", "timeout", "invalid", "unknown_tool", "denied", "cancelled", "pending"
 ]
 RESULT_CHARS = 500
+ARGUMENTS_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class AuditLog:
                     entry.call_id,
                     entry.user_id,
                     entry.tool,
-                    json.dumps(redact_value(entry.arguments), ensure_ascii=False, default=str),
+                    arguments_json(entry.arguments),
                     json.dumps(list(entry.dropped)),
                     entry.outcome,
                     redact_text(entry.result[:RESULT_CHARS]),
@@ -74,6 +75,17 @@ class AuditLog:
                 "SELECT * FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
             )
         return [_entry(row) for row in rows]
+
+
+def arguments_json(arguments: Mapping[str, Any]) -> str:
+    """Arguments as an audit row keeps them: redacted, and bounded whatever the model sent."""
+    try:
+        text = json.dumps(redact_value(arguments), ensure_ascii=False, default=str)
+    except (RecursionError, ValueError, TypeError):
+        return json.dumps({"_unrecorded": "arguments nested too deep to record"})
+    if len(text) <= ARGUMENTS_CHARS:
+        return text
+    return json.dumps({"_cut": text[:ARGUMENTS_CHARS], "_chars": len(text)}, ensure_ascii=False)
 
 
 def _entry(row: Row) -> AuditEntry:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -21,13 +20,13 @@ from telegram import (
     BotCommand,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
-    LinkPreviewOptions,
     Update,
 )
 from telegram.constants import ChatAction, ChatType, ParseMode
 from telegram.error import (
     BadRequest,
     Forbidden,
+    InvalidToken,
     NetworkError,
     RetryAfter,
     TelegramError,
@@ -44,18 +43,25 @@ from telegram.ext import (
     filters,
 )
 
-from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
+from assistant.agent import Person
 from assistant.agent.approval import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.chats import ChatQueues
 from assistant.agent.commands import MENU, Button, Reply, notice_buttons
-from assistant.errors import RecipientBlockedError, RetryableRunError, RunError
+from assistant.errors import (
+    RecipientBlockedError,
+    RetryableRunError,
+    RunError,
+    StartupError,
+    StorageError,
+)
 from assistant.tasks import Notice
+from assistant.telegram.draft import NO_PREVIEW, Draft
 from assistant.telegram.render import split_html, to_html, to_plain
+from assistant.telegram.strangers import Strangers
 
 log = logging.getLogger(__name__)
 
-NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 TYPING_EVERY = 4.0
 UPDATES = ["message", "edited_message", "callback_query"]
 # Chats are answered concurrently, up to this many at once: more only queue up inside
@@ -97,8 +103,9 @@ class TelegramChannel:
         self._allowed = frozenset(allowed)
         self._private_only = private_only
         self._webhook = webhook
+        self._base_url = base_url
         self.edit_interval = edit_interval
-        self._strangers: set[int] = set()
+        self._strangers = Strangers()
         builder = (
             ApplicationBuilder()
             .token(token)
@@ -118,9 +125,20 @@ class TelegramChannel:
         app = self.application
         app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, handlers.message))
         app.add_handler(CallbackQueryHandler(handlers.button))
-        await self.application.initialize()
-        commands = [BotCommand(name, about[:256]) for name, about in MENU.items()]
-        await self.application.bot.set_my_commands(commands)
+        try:
+            await self.application.initialize()
+            commands = [BotCommand(name, about[:256]) for name, about in MENU.items()]
+            await self.application.bot.set_my_commands(commands)
+        except InvalidToken:
+            raise StartupError(
+                "Telegram rejected the bot token: get a new one from @BotFather (/token) and "
+                "put it in the variable telegram.token_env names"
+            ) from None
+        except TelegramError as exc:
+            raise StartupError(
+                f"the Bot API at {self._base_url} could not be used ({type(exc).__name__}); "
+                "check the network and telegram.base_url, then start again"
+            ) from None
         await self.application.start()
         updater = self.application.updater
         assert updater is not None
@@ -158,10 +176,7 @@ class TelegramChannel:
         private = chat is None or chat.type == ChatType.PRIVATE or not self._private_only
         if allowed and private:
             return
-        who = user.id if user is not None else 0
-        if who not in self._strangers:
-            self._strangers.add(who)
-            log.warning("ignored an update from user %s (not allowed or not a private chat)", who)
+        self._strangers.ignored(user.id if user is not None else 0)
         raise ApplicationHandlerStop
 
     async def typing(self, chat_id: int) -> None:
@@ -283,14 +298,24 @@ class _Handlers:
         if message is None or user is None or not message.text:
             return
         chat_id, text = message.chat_id, message.text
-        person = await self._assistant.person(user.id, chat_id, user.first_name or "")
+        try:
+            person = await self._assistant.person(user.id, chat_id, user.first_name or "")
+        except StorageError as exc:  # a full disk: say so in one line, keep running
+            await self._channel.send(chat_id, str(exc))
+            return
         if text.startswith("/"):
             await self._answer(person, text)
         elif not self._queues.submit(chat_id, lambda: self._answer(person, text)):
             await self._channel.send(chat_id, BUSY)
 
     async def _answer(self, person: Person, text: str) -> None:
-        draft = _Draft(self._channel, person.chat_id, self._channel.edit_interval)
+        try:
+            await self._reply(person, text)
+        except StorageError as exc:
+            await self._channel.send(person.chat_id, str(exc))
+
+    async def _reply(self, person: Person, text: str) -> None:
+        draft = Draft(self._channel, person.chat_id, self._channel.edit_interval)
         async with asyncio.TaskGroup() as group:
             typing = group.create_task(self._channel.typing(person.chat_id))
             try:
@@ -312,73 +337,14 @@ class _Handlers:
             )
             return
         chat_id = query.message.chat.id if query.message else user.id
-        reply = await self._assistant.press(await self._assistant.person(user.id, chat_id), data)
+        try:
+            reply = await self._assistant.press(
+                await self._assistant.person(user.id, chat_id), data
+            )
+        except StorageError as exc:
+            reply = Reply(str(exc))
         await query.answer(reply.text[:190])
         await self._channel.send(chat_id, reply.text, reply.buttons)
-
-
-class _Draft:
-    """The answer as it grows: one message, edited at most every ``interval`` seconds."""
-
-    def __init__(self, channel: TelegramChannel, chat_id: int, interval: float) -> None:
-        self._channel = channel
-        self._chat_id = chat_id
-        self._interval = interval
-        self._message_id: int | None = None
-        self._edited = 0.0
-        self._tools: list[str] = []
-
-    async def show(self, event: AgentEvent) -> None:
-        """Send or edit the draft with the text so far or the tools at work."""
-        if isinstance(event, ToolStarted):
-            self._tools.append(event.name)
-            await self._put(f"⚙ {', '.join(self._tools)}…", force=True)
-        elif isinstance(event, TextSoFar) and event.text.strip():
-            await self._put(event.text[:4000], force=False)
-
-    async def _put(self, text: str, *, force: bool) -> None:
-        bot = self._channel.application.bot
-        if self._message_id is None:
-            sent = await bot.send_message(self._chat_id, text, link_preview_options=NO_PREVIEW)
-            self._message_id, self._edited = sent.message_id, time.monotonic()
-        elif force or time.monotonic() - self._edited >= self._interval:
-            await self._edit(text, None)
-
-    async def _edit(self, text: str, mode: str | None) -> None:
-        try:
-            await self._channel.application.bot.edit_message_text(
-                text,
-                self._chat_id,
-                self._message_id,
-                parse_mode=mode,
-                link_preview_options=NO_PREVIEW,
-            )
-            self._edited = time.monotonic()
-        except BadRequest as exc:
-            if "not modified" not in str(exc).lower():
-                raise
-
-    async def finish(self, result: Reply | Answer) -> None:
-        """The final answer: the draft becomes its first piece, the rest follow."""
-        buttons = result.buttons if isinstance(result, Reply) else ()
-        if self._message_id is None or buttons:
-            await self._channel.send(self._chat_id, result.text, buttons)
-        else:
-            await self._replace(result.text)
-        if isinstance(result, Answer):
-            for attachment in result.attachments:
-                await self._channel.application.bot.send_photo(
-                    self._chat_id, attachment.data, caption=attachment.caption[:1000]
-                )
-
-    async def _replace(self, markdown: str) -> None:
-        pieces, html = split_html(to_html(markdown)), True
-        try:
-            await self._edit(pieces[0], ParseMode.HTML)
-        except BadRequest:
-            pieces, html = to_plain(markdown), False
-            await self._edit(pieces[0], None)
-        await self._channel.send_pieces(self._chat_id, pieces[1:], (), html)
 
 
 def _keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from assistant.errors import AssistantError, ModelError, UnknownToolError
 from assistant.llm.types import ToolCall
 from assistant.memory.audit import AuditEntry, Outcome
+from assistant.redaction import redact_known
 from assistant.tools.registry import Registry
 from assistant.tools.summary import summarize
 from assistant.tools.tool import ToolContext
@@ -162,7 +163,7 @@ class Executor:
         return ToolResult(
             result.call_id,
             result.name,
-            result.content,
+            redact_known(result.content),  # a configured secret never reaches the model
             result.is_error,
             result.outcome,
             result.sources,

@@ -37,9 +37,34 @@ class ValidCall:
     approver: int | None = None  # who approved it, when it needed approval
 
 
+MAX_DEPTH = 32
+MAX_SIZE = 200_000  # characters of strings and keys, and one per value
+
+
+def out_of_bounds(value: object) -> str | None:
+    """Why arguments are too deep or too big to take, or None; iterative, so any depth is safe."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    size = 0
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"they are nested deeper than {MAX_DEPTH} levels"
+        size += len(item) if isinstance(item, str) else 1
+        if size > MAX_SIZE:
+            return f"they are larger than {MAX_SIZE:,} characters"
+        if isinstance(item, Mapping):
+            size += sum(len(str(key)) for key in item)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+    return None
+
+
 def validate(call: ToolCall, registry: Registry) -> ValidCall:
     """Return the call with strictly validated arguments, or raise a model-facing error."""
     tool = registry.require(call.name)
+    if problem := out_of_bounds(call.arguments):
+        raise ToolArgumentError(f"The arguments for {tool.name} are refused: {problem}.")
     arguments = _as_object(tool, call.arguments)
     known = tool.arguments_model.model_fields
     dropped = tuple(sorted(name for name in arguments if name not in known))
