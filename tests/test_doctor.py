@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import io
+import sys
 
 from fake_telegram import TOKEN, FakeTelegram
 from fakehttp import fake_server
 from llm_fixtures import chat_reply, error_reply
 
 from assistant.app import Setup
-from assistant.app.doctor import doctor
+from assistant.app.doctor import _sandbox, doctor
 from assistant.cli import main
 from assistant.config import parse_config
+from assistant.tools.sandbox import Jail
 
 
 def setup_for(tmp_path, llm_url: str, telegram_url: str, **llm) -> Setup:
@@ -35,6 +37,7 @@ async def test_a_healthy_installation_passes_every_check(tmp_path, monkeypatch):
     assert ok, out.getvalue()
     assert "✓ model: gpt-4o-mini" in out.getvalue() and "native tool calls" in out.getvalue()
     assert "✓ telegram: @test_assistant_bot" in out.getvalue()
+    assert "✓ code: off (tools.execute_code = false)" in out.getvalue()
 
 
 async def test_problems_are_named_with_what_to_fix(tmp_path, monkeypatch):
@@ -82,3 +85,12 @@ def test_the_operator_lists_and_cancels_any_users_task(tmp_path, monkeypatch, ca
     assert f"cancelled {task_id} (user 7)" in capsys.readouterr().out
     assert main(["tasks", "cancel", "nope42"]) == 2
     assert "no task 'nope42'" in capsys.readouterr().err
+
+
+async def test_doctor_says_why_code_cannot_run_isolated(tmp_path, monkeypatch):
+    monkeypatch.setattr(Jail, "here", classmethod(lambda cls: Jail(("true",), sys.executable)))
+    setup = Setup(parse_config({"tools": {"execute_code": True}}), "test", tmp_path)
+    out = io.StringIO()
+    assert not await _sandbox(setup, out)
+    assert out.getvalue().startswith("✗ code: switched off: the sandbox could not be set up")
+    assert "user namespaces" in out.getvalue()
