@@ -7,10 +7,30 @@ import heapq
 import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # asyncio sleeps on the monotonic clock; re-reading the wall clock this often keeps a long
 # wait right when the machine was suspended or its clock was stepped.
 WALL_CHECK_SECONDS = 30.0
+
+
+MAX_ZONE_NAME = 64
+
+
+def zone_or_none(name: str) -> ZoneInfo | None:
+    """The IANA timezone ``name``, or None for anything else (a folder such as ``Europe``, a
+    300-character string, a path); never an ``OSError``."""
+    if not name or len(name) > MAX_ZONE_NAME or name.startswith(("/", ".")) or ".." in name:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+
+
+def shorten(text: str, limit: int = 40) -> str:
+    """``text`` quoted once, cut with an ellipsis past ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 class Clock(Protocol):

@@ -10,7 +10,6 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     BaseModel,
@@ -22,6 +21,7 @@ from pydantic import (
     field_validator,
 )
 
+from assistant.clock import shorten, zone_or_none
 from assistant.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -35,12 +35,10 @@ class _Section(BaseModel):
 
 
 def _check_timezone(name: str) -> str:
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    if zone_or_none(name) is None:
         raise ValueError(
-            f"unknown timezone {name!r}; expected an IANA name such as 'Europe/Berlin'"
-        ) from None
+            f"unknown timezone {shorten(name)}; expected an IANA name such as 'Europe/Berlin'"
+        )
     return name
 
 

@@ -146,3 +146,17 @@ async def test_bytes_that_are_not_utf8_on_standard_input_do_not_end_the_chat(
     terminal.console.read_stdin(io.BytesIO(b"/note caf\xe9 \xff\xfe\n/notes\n/quit\n"))
     await chat(setup_for(tmp_path), clock, terminal.console)
     assert "1. caf\ufffd \ufffd\ufffd" in terminal.text()
+
+
+async def test_every_always_repeats_and_says_so_when_the_text_is_a_one_shot(
+    tmp_path, clock, monkeypatch
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal = Terminal()
+    terminal.type("/every 30m drink water", "/every tomorrow 9am call mom", "/tasks", "/quit")
+    await chat(setup_for(tmp_path), clock, terminal.console)
+    text = terminal.text()
+    assert "drink water — every 30 minutes" in text
+    assert "happens once, and /every repeats" in text
+    listed = [line for line in text.splitlines() if line.startswith("• ")]
+    assert len(listed) == 1 and "drink water" in listed[0]  # nothing stored for the refusal

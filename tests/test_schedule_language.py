@@ -151,7 +151,7 @@ def test_bad_one_shots_are_explained(text: str, reason: str) -> None:
         ("weekdays 25:00", "hours go 0–23"),
         ("daily", "not at what time"),
         ("every 2 days at 9am", "not with an interval of days"),
-        ("@reboot", "'@reboot' is not one of"),
+        ("@reboot", "it is not one of @yearly"),
         ("9am", "it gives a time but not which days"),
     ],
 )

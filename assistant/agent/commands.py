@@ -19,6 +19,7 @@ from assistant.memory.audit import AuditLog
 from assistant.memory.notes import Found
 from assistant.memory.people import People
 from assistant.tasks import NewTask, Notice, Owner, Parsed, Task, TaskStore
+from assistant.tasks.schedule import is_recurring
 from assistant.tasks.text import read_schedule
 from assistant.tools.builtin.tasks import local_time, task_line
 from assistant.tools.services import Services, need
@@ -138,7 +139,14 @@ class Commands:
         return Reply(_confirm(task, parsed, person.timezone), (_task_buttons(task),))
 
     async def _every(self, person: Person, rest: str) -> Reply:
-        parsed, words = self._split(rest, person, "/every weekdays 9am stand-up")
+        example = "/every weekdays 9am stand-up"
+        parsed, words = self._split(rest, person, example, repeating=True)
+        if not is_recurring(parsed.schedule):
+            raise ScheduleError(
+                f"{parsed.description} happens once, and /every repeats: say how often, "
+                "e.g. /every 30m drink water, /every weekdays 9am stand-up, or use /remind "
+                "for a one-time reminder"
+            )
         task = await self._store().add(
             NewTask(_owner(person), "reminder", words, parsed, {"text": words})
         )
@@ -228,15 +236,18 @@ class Commands:
     def _store(self) -> TaskStore:
         return need(self._services.tasks, "the task scheduler")
 
-    def _split(self, rest: str, person: Person, example: str) -> tuple[Parsed, str]:
+    def _split(
+        self, rest: str, person: Person, example: str, *, repeating: bool = False
+    ) -> tuple[Parsed, str]:
         """The longest leading words that read as a schedule, and the words after them."""
         words = rest.split()
         now = self._clock.now()
         for cut in range(min(len(words) - 1, WHEN_WORDS), 0, -1):
             try:
                 parsed = read_schedule(
-                    " ".join(words[:cut]), person.timezone, now, self._services.min_interval
-                )
+                    " ".join(words[:cut]), person.timezone, now, self._services.min_interval,
+                    repeating=repeating,
+                )  # fmt: skip
             except ScheduleError:
                 continue
             return parsed, " ".join(words[cut:])

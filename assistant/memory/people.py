@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from assistant.clock import Clock
+from assistant.clock import Clock, shorten, zone_or_none
 from assistant.db import Database
 from assistant.errors import ToolError
 
@@ -40,13 +39,11 @@ class People:
     async def set_timezone(self, user_id: int, timezone: str) -> str:
         """Store the user's IANA timezone; an unknown name is a clear error."""
         name = timezone.strip()
-        try:
-            ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
+        if zone_or_none(name) is None:
             raise ToolError(
-                f"{name!r} is not a timezone I know; use an IANA name such as Europe/Berlin, "
-                "America/New_York or Asia/Tokyo"
-            ) from None
+                f"{shorten(name)} is not a timezone I know; use an IANA name such as "
+                "Europe/Berlin, America/New_York or Asia/Tokyo"
+            )
         await self._upsert(user_id, "timezone", name)
         return name
 

@@ -7,7 +7,14 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.tasks import words
-from assistant.tasks.reading import MAX_AHEAD, Parsed, Reading, without, zone_named
+from assistant.tasks.reading import (
+    MAX_AHEAD,
+    Parsed,
+    Reading,
+    check_length,
+    without,
+    zone_named,
+)
 from assistant.tasks.schedule import Once, to_utc
 
 ONCE_FORMS = "in 5m, in 2h30m, 30s, at 18:30, tomorrow 9am, monday 10am, 2026-12-24 18:00"
@@ -19,12 +26,13 @@ _CRONLIKE = re.compile(r"(?:\S+\s+){4,6}\S+")
 
 def parse_once(text: str, zone: str, now: datetime) -> Parsed:
     """Read a one-shot schedule in ``zone``; ``now`` is UTC."""
+    check_length(text)
     tz = zone_named(zone)
     reading = Reading(text, zone, now, ONCE_FORMS)
     t = reading.words
     if not t:
         raise reading.fail("it is empty")
-    if _RECURRING_START.match(t) or ("*" in t and _CRONLIKE.fullmatch(t)):
+    if _RECURRING_START.match(t) or ("*" in t and _CRONLIKE.fullmatch(t)) or _plural_day(t):
         raise reading.fail("that is a recurring schedule; set it as a recurring task")
     seconds = words.duration(t.removeprefix("in ").strip())
     if seconds is not None:
@@ -34,6 +42,12 @@ def parse_once(text: str, zone: str, now: datetime) -> Parsed:
     if at <= now:
         raise reading.fail(f"{wall:%Y-%m-%d %H:%M} in {zone} is in the past")
     return reading.parsed(Once(at, zone), describe(at, zone), at, note)
+
+
+def _plural_day(t: str) -> bool:
+    """``fridays at 11am`` means every Friday."""
+    return any(w.endswith("s") and w not in words.WEEKDAYS and words.weekday(w) is not None
+               for w in words.tokens(t))  # fmt: skip
 
 
 def describe(at: datetime, zone: str) -> str:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from assistant.clock import shorten, zone_or_none
 from assistant.errors import ScheduleError
 from assistant.tasks import words
 from assistant.tasks.schedule import Schedule
 
 MAX_AHEAD = timedelta(days=3660)
+MAX_TEXT = 200
 MIN_INTERVAL = timedelta(minutes=1)
 # fmt: off
 _GRAMMAR = {
@@ -57,9 +59,10 @@ class Reading:
         return words.normalize(self.text)
 
     def fail(self, reason: str) -> ScheduleError:
-        """The error for this text: it quotes the text, says why, and shows accepted forms."""
+        """The error for this text: it quotes the text once (shortened), says why, and shows
+        accepted forms."""
         return ScheduleError(
-            f"cannot read the schedule {self.text!r}: {reason}. "
+            f"cannot read the schedule {shorten(self.text, 60)}: {reason}. "
             f"Accepted forms, for example: {self.forms}"
         )
 
@@ -81,14 +84,23 @@ class Reading:
         return Parsed(schedule, description, first, self.text, note)
 
 
+def check_length(text: str) -> None:
+    """Refuse schedule text too long to be one, before reading any of it."""
+    if len(text) > MAX_TEXT:
+        raise ScheduleError(
+            f"schedule text is at most {MAX_TEXT} characters; this has {len(text):,}. "
+            "Say when in a few words, e.g. 'tomorrow 9am' or 'every monday 10am'"
+        )
+
+
 def zone_named(name: str) -> ZoneInfo:
     """The IANA timezone ``name``, or a clear error."""
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    zone = zone_or_none(name)
+    if zone is None:
         raise ScheduleError(
-            f"unknown timezone {name!r}; expected an IANA name such as 'Europe/Berlin'"
-        ) from None
+            f"unknown timezone {shorten(name)}; expected an IANA name such as 'Europe/Berlin'"
+        )
+    return zone
 
 
 def without(text: str, start: int, end: int) -> str:

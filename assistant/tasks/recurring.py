@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 from croniter import croniter
 
@@ -14,6 +15,7 @@ from assistant.tasks.reading import (
     MIN_INTERVAL,
     Parsed,
     Reading,
+    check_length,
     without,
     zone_named,
 )
@@ -51,6 +53,7 @@ def parse_recurring(
     text: str, zone: str, now: datetime, min_interval: timedelta = MIN_INTERVAL
 ) -> Parsed:
     """Read a recurring schedule in ``zone``; ``now`` is UTC."""
+    check_length(text)
     zone_named(zone)
     reading = Reading(text, zone, now, RECURRING_FORMS, min_interval)
     t = reading.words
@@ -58,7 +61,7 @@ def parse_recurring(
         raise reading.fail("it is empty")
     if t.startswith("@"):
         if t not in ALIASES:
-            raise reading.fail(f"{t!r} is not one of {', '.join(ALIASES)}")
+            raise reading.fail(f"it is not one of {', '.join(ALIASES)}")
         expr, said = ALIASES[t]
         return _cron(reading, expr, f"{said} ({t})")
     if fields := _cron_fields(t):
@@ -88,12 +91,23 @@ def _raw_cron(reading: Reading, fields: list[str]) -> Parsed:
             "a cron expression has exactly five fields (minute hour day-of-month month "
             f"day-of-week); this one has {len(fields)}, and seconds or years are not supported"
         )
-    expr = " ".join(fields)
+    expr = " ".join(_single_ranges(field) for field in fields)
     try:
         croniter.expand(expr)
     except (ValueError, KeyError) as exc:
-        raise reading.fail(f"{expr!r} is not a valid cron expression ({exc})") from None
+        raise reading.fail(f"it is not a valid cron expression ({exc})") from None
     return _cron(reading, expr, f"cron {expr!r}")
+
+
+def _single_ranges(field: str) -> str:
+    """``11-11`` (or ``dec-dec``, ``sun-sun``) is the single value, not the whole field as
+    croniter reads it."""
+    parts = []
+    for part in field.split(","):
+        span = part.partition("/")[0]
+        low, dash, high = span.partition("-")
+        parts.append(low if dash and low == high else part)  # N-N/step is N too
+    return ",".join(parts)
 
 
 def _cron(reading: Reading, expr: str, said: str) -> Parsed:
@@ -170,7 +184,7 @@ def _calendar(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, s
         return _monthly(reading, int(match[1] or match[2]), tod)
     if match := _YEARLY.fullmatch(rest):
         return _yearly(reading, match[1] or match[2], tod)
-    if re.search(r"\d+\s*(?:days|weeks|day|week|d|w)\b", rest):
+    if _names_day_interval(rest):
         raise reading.fail(
             "a time of day goes with daily, weekly or monthly schedules, not with an interval "
             "of days; use 'daily 9am' or an interval such as 'every 48h'"
@@ -178,6 +192,15 @@ def _calendar(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, s
     if not rest:
         raise reading.fail("it gives a time but not which days")
     raise reading.unknown(rest)
+
+
+def _names_day_interval(rest: str) -> bool:
+    """Whether ``rest`` holds a count of days or weeks (``3 days``, ``2w``); linear."""
+    parts = words.tokens(rest)
+    return any(
+        a[0].isdigit() and b in ("day", "days", "d", "week", "weeks", "w")
+        for a, b in pairwise(parts)
+    )
 
 
 def _weekday_list(rest: str) -> list[int]:

@@ -1,14 +1,19 @@
 """Normalized schedules and their next run: UTC in and out, wall-clock rules in the user's zone.
 
-Fixed-time schedules (``Once`` given as a local time, ``Cron``) follow the wall clock: across
-DST a time in the repeated hour fires once, at its first occurrence, and a time skipped by the
-change fires right after the gap. ``Interval`` schedules follow elapsed time from an anchor,
-so they never drift however late a run was.
+Fixed-time schedules (``Once`` given as a local time, a ``Cron`` whose minute and hour fields
+are fixed) follow the wall clock: across DST a time in the repeated hour fires once, at its
+first occurrence, and a time skipped by the change fires right after the gap. Wildcard cron
+jobs (minute or hour field starting with ``*``, as ``0 * * * *``) follow elapsed time, as in
+Vixie cron: they run in both passes of a repeated hour and have no run for skipped minutes.
+``Interval`` schedules follow elapsed time from an anchor, so they never drift however late a
+run was. Day of month and day of week, when both are restricted, match if either does (the
+Vixie and croniter rule: ``0 9 13 * 5`` is every 13th and every Friday).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -25,6 +30,7 @@ MINUTE = timedelta(minutes=1)
 # The longest a wall time can be skipped: Samoa dropped a whole day in 2011.
 LONGEST_GAP_MINUTES = 24 * 60 + 1
 MAX_COUNTED = 1000
+DST_REACH = timedelta(hours=3)  # more than any offset change
 
 
 @dataclass(frozen=True)
@@ -121,17 +127,54 @@ def _exists(wall: datetime, zone: ZoneInfo) -> bool:
 
 
 def _next_cron(expr: str, zone: ZoneInfo, after: datetime) -> datetime:
-    wall = after.astimezone(zone).replace(tzinfo=None)
-    walker = _walker(expr)
-    walker.set_current(wall, force=True)
-    while True:
-        try:
-            candidate = walker.get_next(datetime)
-        except CroniterBadDateError:
-            raise ScheduleError(f"the cron expression {expr!r} never matches a date") from None
+    if _wildcard(expr):
+        return _next_elapsed(expr, zone, after)
+    for candidate in _walls(expr, after.astimezone(zone).replace(tzinfo=None)):
         at = to_utc(candidate, zone)
         if at > after:
             return at
+    raise AssertionError("unreachable: _walls ends only by raising")
+
+
+def _walls(expr: str, start: datetime) -> Iterator[datetime]:
+    """The naive wall times the expression matches after ``start``, in order."""
+    walker = _walker(expr)
+    walker.set_current(start, force=True)
+    while True:
+        try:
+            yield walker.get_next(datetime)
+        except CroniterBadDateError:
+            raise ScheduleError(f"the cron expression {expr!r} never matches a date") from None
+
+
+def _wildcard(expr: str) -> bool:
+    minute, hour = expr.split()[:2]
+    return minute.startswith("*") or hour.startswith("*")
+
+
+def _next_elapsed(expr: str, zone: ZoneInfo, after: datetime) -> datetime:
+    """The next instant whose wall time matches: both passes of a repeated hour, no skipped
+    minute. Walks wall times from a little before ``after``, as offsets move by hours."""
+    before, beyond = (after + d * DST_REACH for d in (-1, 1))
+    steady = before.astimezone(zone).utcoffset() == beyond.astimezone(zone).utcoffset()
+    back = timedelta(0) if steady else DST_REACH  # no offset change near: no need to look back
+    best: datetime | None = None
+    for candidate in _walls(expr, after.astimezone(zone).replace(tzinfo=None) - back):
+        instants = _instants(candidate, zone)
+        later = [i for i in instants if i > after] + ([best] if best is not None else [])
+        best = min(later, default=None)
+        if best is not None and (steady or (instants and instants[0] - DST_REACH > best)):
+            return best  # later wall times cannot name an earlier instant
+    raise AssertionError("unreachable: _walls ends only by raising")
+
+
+def _instants(wall: datetime, zone: ZoneInfo) -> list[datetime]:
+    """The instants a wall time names: none in a gap, two in a repeated hour, else one."""
+    if not _exists(wall, zone):
+        return []
+    first = wall.replace(tzinfo=zone, fold=0).astimezone(UTC)
+    second = wall.replace(tzinfo=zone, fold=1).astimezone(UTC)
+    return [first] if first == second else sorted({first, second})
 
 
 @lru_cache(maxsize=1024)

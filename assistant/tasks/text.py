@@ -11,9 +11,20 @@ from assistant.tasks.recurring import parse_recurring
 
 
 def read_schedule(
-    text: str, zone: str, now: datetime, min_interval: timedelta = MIN_INTERVAL
+    text: str,
+    zone: str,
+    now: datetime,
+    min_interval: timedelta = MIN_INTERVAL,
+    *,
+    repeating: bool = False,
 ) -> Parsed:
-    """Read ``text`` as a one-shot, else as a recurring schedule; the clearer error wins."""
+    """Read ``text`` as a one-shot, else as a recurring schedule; the clearer error wins.
+    ``repeating`` (``/every``) tries the recurring reading first: ``30m`` is every 30 minutes."""
+    if repeating:
+        try:
+            return parse_recurring(text, zone, now, min_interval)
+        except ScheduleError:
+            pass
     try:
         return parse_once(text, zone, now)
     except ScheduleError as once_error:

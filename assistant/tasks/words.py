@@ -30,8 +30,17 @@ MONTHS["sept"] = 9
 DAY_NAMES = tuple(calendar.day_name)
 MONTH_NAMES = tuple(calendar.month_name)
 
-_DURATION = re.compile(r"(?:(?:\d+|an?)\s*[a-z]+\s*)+")
-_DURATION_PART = re.compile(r"(\d+|an?)\s*([a-z]+)")
+# Tokens: a number (a decimal included), a run of letters, or one other character. No nested
+# quantifiers: every pattern here reads in time linear in its input.
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|\S")
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "ninety": 90,
+}  # fmt: skip
+_TENS = frozenset({"twenty", "thirty", "forty", "fifty"})
 _TIME = re.compile(
     r"(?<![\d:-])(?:at\s+)?(?:(?P<h12>\d{1,2})(?::(?P<m12>\d{2}))?\s*(?P<ampm>am|pm)"
     r"|(?P<h24>\d{1,2}):(?P<m24>\d{2})|(?P<word>noon|midnight))(?![\d:])"
@@ -73,17 +82,54 @@ def normalize(text: str) -> str:
     )
 
 
+def tokens(text: str) -> list[str]:
+    """``text`` as numbers, words and single other characters."""
+    return _TOKEN.findall(text)
+
+
 def duration(text: str) -> int | None:
-    """Seconds in ``5m``, ``2h30m``, ``1 hour and 30 minutes``, ``an hour``; None if not one."""
-    text = re.sub(r"\band\b|,", " ", text).strip()
-    if not text or not _DURATION.fullmatch(text):
-        return None
-    total = 0
-    for amount, unit in _DURATION_PART.findall(text):
-        if unit not in UNITS:
+    """Seconds in ``5m``, ``2h30m``, ``1.5 hours``, ``an hour and a half``, ``half an hour``,
+    ``twenty-five minutes``; None if ``text`` is not a duration."""
+    parts = [t for t in tokens(text) if t not in (",", "and")]
+    total, i, found = 0.0, 0, False
+    while i < len(parts):
+        amount, i = _amount(parts, i)
+        if amount is None or i >= len(parts) or parts[i] not in UNITS:
             return None
-        total += (1 if amount in ("a", "an") else int(amount)) * UNITS[unit]
-    return total
+        unit = UNITS[parts[i]]
+        i += 1
+        if parts[i : i + 2] == ["a", "half"]:  # "an hour and a half"
+            amount, i = amount + 0.5, i + 2
+        total, found = total + amount * unit, True
+    return round(total) if found else None
+
+
+def _amount(parts: list[str], i: int) -> tuple[float | None, int]:
+    """The number at ``parts[i]`` (digits, words, ``half a``), and where reading goes on."""
+    word = parts[i]
+    if word == "half":
+        return 0.5, i + (2 if parts[i + 1 : i + 2] in (["a"], ["an"]) else 1)
+    if word[0].isdigit():
+        amount = float(word) if "." in word else int(word)
+    elif word in NUMBER_WORDS:
+        amount = NUMBER_WORDS[word]
+        if word in _TENS:
+            amount, i = _tens_and_ones(parts, i, amount)
+    else:
+        return None, i
+    i += 1
+    if parts[i : i + 2] == ["a", "half"]:  # "one and a half hours"
+        return amount + 0.5, i + 2
+    return amount, i
+
+
+def _tens_and_ones(parts: list[str], i: int, tens: int) -> tuple[int, int]:
+    """``twenty five`` or ``twenty-five``: the number, and the index of its last word."""
+    following = i + 2 if parts[i + 1 : i + 2] == ["-"] else i + 1
+    ones = NUMBER_WORDS.get(parts[following]) if following < len(parts) else None
+    if ones is None or ones >= 10 or parts[following] in ("a", "an"):
+        return tens, i
+    return tens + ones, following
 
 
 def time_of_day(text: str) -> TimeOfDay | None:
