@@ -7,8 +7,10 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.tasks import words
+from assistant.tasks.phrases import Rewritten
 from assistant.tasks.reading import (
     MAX_AHEAD,
+    MIN_INTERVAL,
     Parsed,
     Reading,
     check_length,
@@ -24,11 +26,12 @@ _RECURRING_START = re.compile(
 _CRONLIKE = re.compile(r"(?:\S+\s+){4,6}\S+")
 
 
-def parse_once(text: str, zone: str, now: datetime) -> Parsed:
-    """Read a one-shot schedule in ``zone``; ``now`` is UTC."""
+def parse_once(text: str, zone: str, now: datetime, rewritten: Rewritten | None = None) -> Parsed:
+    """Read a one-shot schedule in ``zone``; ``now`` is UTC. ``rewritten`` is ``text`` in
+    canonical words, when the caller rewrote it."""
     check_length(text)
     tz = zone_named(zone)
-    reading = Reading(text, zone, now, ONCE_FORMS)
+    reading = _reading(text, zone, now, ONCE_FORMS, rewritten)
     t = reading.words
     if not t:
         raise reading.fail("it is empty")
@@ -42,6 +45,15 @@ def parse_once(text: str, zone: str, now: datetime) -> Parsed:
     if at <= now:
         raise reading.fail(f"{wall:%Y-%m-%d %H:%M} in {zone} is in the past")
     return reading.parsed(Once(at, zone), describe(at, zone), at, note)
+
+
+def _reading(
+    text: str, zone: str, now: datetime, forms: str, rewritten: Rewritten | None,
+    *, minimum: timedelta = MIN_INTERVAL,
+) -> Reading:  # fmt: skip
+    if rewritten is None or rewritten.text == words.normalize(text):
+        return Reading(text, zone, now, forms, minimum, note=rewritten.note if rewritten else "")
+    return Reading(rewritten.text, zone, now, forms, minimum, said=text, note=rewritten.note)
 
 
 def _plural_day(t: str) -> bool:

@@ -52,6 +52,8 @@ class Reading:
     now: datetime
     forms: str
     minimum: timedelta = MIN_INTERVAL
+    said: str = ""  # what the user wrote, when ``text`` is its rewriting
+    note: str = ""  # how the rewriting read something (the next 3:30)
 
     @property
     def words(self) -> str:
@@ -62,7 +64,7 @@ class Reading:
         """The error for this text: it quotes the text once (shortened), says why, and shows
         accepted forms."""
         return ScheduleError(
-            f"cannot read the schedule {shorten(self.text, 60)}: {reason}. "
+            f"cannot read the schedule {shorten(self.said or self.text, 60)}: {reason}. "
             f"Accepted forms, for example: {self.forms}"
         )
 
@@ -81,7 +83,8 @@ class Reading:
             raise self.fail(f"{description} is in the past")
         if first - self.now > MAX_AHEAD:
             raise self.fail("that is more than ten years ahead")
-        return Parsed(schedule, description, first, self.text, note)
+        notes = "; ".join(n for n in (self.note, note) if n)
+        return Parsed(schedule, description, first, self.said or self.text, notes)
 
 
 def check_length(text: str) -> None:

@@ -10,6 +10,8 @@ from croniter import croniter
 
 from assistant.errors import ScheduleError
 from assistant.tasks import words
+from assistant.tasks.oneshot import _reading
+from assistant.tasks.phrases import Rewritten
 from assistant.tasks.reading import (
     MAX_AHEAD,
     MIN_INTERVAL,
@@ -45,17 +47,28 @@ _MONTH_DAY = re.compile(
 _YEARLY = re.compile(r"(?:(?:every\s+)?year|yearly|annually)\s+on\s+(.+)|(.+?)\s+every\s+year")
 _DAY_LIST_SPLIT = re.compile(r"\s*(?:,|&|/|\band\b|\s)\s*")
 _DAILY = ("day", "daily", "everyday", "days")
+_ORDINALS = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+    "fifth": 5, "5th": 5, "last": -1,
+}  # fmt: skip
+_SPOKEN = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+_MONTH_FILLER = frozenset({"every", "each", "on", "the", "of", "month", "monthly", "a", "in"})
 _WEEKDAYS = ("weekday", "weekdays", "workday", "workdays")
 _WEEKENDS = ("weekend", "weekends", "weekend day", "weekend days")
 
 
 def parse_recurring(
-    text: str, zone: str, now: datetime, min_interval: timedelta = MIN_INTERVAL
+    text: str,
+    zone: str,
+    now: datetime,
+    min_interval: timedelta = MIN_INTERVAL,
+    rewritten: Rewritten | None = None,
 ) -> Parsed:
-    """Read a recurring schedule in ``zone``; ``now`` is UTC."""
+    """Read a recurring schedule in ``zone``; ``now`` is UTC. ``rewritten`` is ``text`` in
+    canonical words, when the caller rewrote it."""
     check_length(text)
     zone_named(zone)
-    reading = Reading(text, zone, now, RECURRING_FORMS, min_interval)
+    reading = _reading(text, zone, now, RECURRING_FORMS, rewritten, minimum=min_interval)
     t = reading.words
     if not t:
         raise reading.fail("it is empty")
@@ -167,23 +180,10 @@ def _names_days(reading: Reading, body: str) -> bool:
 
 def _calendar(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, str]:
     """The cron expression and description for the day part of a timed recurring schedule."""
-    at = f"at {tod}"
     rest = re.sub(r"^(?:every|each|on)\s+", "", rest)
-    if rest in _DAILY:
-        return f"{tod.minute} {tod.hour} * * *", f"every day {at}"
-    if rest in _WEEKDAYS:
-        return f"{tod.minute} {tod.hour} * * 1-5", f"every weekday {at}"
-    if rest in _WEEKENDS:
-        return f"{tod.minute} {tod.hour} * * 0,6", f"every Saturday and Sunday {at}"
-    if days := _weekday_list(rest):
-        names = words.listing([words.DAY_NAMES[d] for d in days])
-        crons = ",".join(str((d + 1) % 7) for d in days)
-        said = "every day" if len(days) == 7 else f"every {names}"
-        return f"{tod.minute} {tod.hour} * * {crons}", f"{said} {at}"
-    if match := _MONTH_DAY.fullmatch(rest):
-        return _monthly(reading, int(match[1] or match[2]), tod)
-    if match := _YEARLY.fullmatch(rest):
-        return _yearly(reading, match[1] or match[2], tod)
+    found = _weekly(rest, tod) or _dated(reading, rest, tod)
+    if found is not None:
+        return found
     if _names_day_interval(rest):
         raise reading.fail(
             "a time of day goes with daily, weekly or monthly schedules, not with an interval "
@@ -192,6 +192,43 @@ def _calendar(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, s
     if not rest:
         raise reading.fail("it gives a time but not which days")
     raise reading.unknown(rest)
+
+
+def _weekly(rest: str, tod: words.TimeOfDay) -> tuple[str, str] | None:
+    """Every day, weekdays, weekends, or named weekdays (``mon, wed and fri``)."""
+    at, clock = f"at {tod}", f"{tod.minute} {tod.hour}"
+    if rest in _DAILY:
+        return f"{clock} * * *", f"every day {at}"
+    if rest in _WEEKDAYS:
+        return f"{clock} * * 1-5", f"every weekday {at}"
+    if rest in _WEEKENDS:
+        return f"{clock} * * 0,6", f"every Saturday and Sunday {at}"
+    if days := _weekday_list(rest) or _all_but(rest):
+        names = words.listing([words.DAY_NAMES[d] for d in days])
+        crons = ",".join(str((d + 1) % 7) for d in days)
+        said = "every day" if len(days) == 7 else f"every {names}"
+        return f"{clock} * * {crons}", f"{said} {at}"
+    return None
+
+
+def _all_but(rest: str) -> list[int]:
+    """``weekdays except friday``, ``every day but sunday``: the days that are left."""
+    base, _, removed = rest.replace(" but ", " except ").partition(" except ")
+    every = {**dict.fromkeys(_DAILY, range(7)), **dict.fromkeys(_WEEKDAYS, range(5))}
+    if base not in every or not (dropped := _weekday_list(removed)):
+        return []
+    return [d for d in every[base] if d not in dropped]
+
+
+def _dated(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, str] | None:
+    """A day of every month (``15th``, ``first friday``, ``last day``) or of every year."""
+    if match := _MONTH_DAY.fullmatch(rest):
+        return _monthly(reading, int(match[1] or match[2]), tod)
+    if found := _nth_of_month(rest):
+        return _nth(found, tod)
+    if match := _YEARLY.fullmatch(rest):
+        return _yearly(reading, match[1] or match[2], tod)
+    return None
 
 
 def _names_day_interval(rest: str) -> bool:
@@ -209,6 +246,30 @@ def _weekday_list(rest: str) -> list[int]:
     if not days or any(d is None for d in days):
         return []
     return sorted({d for d in days if d is not None})
+
+
+def _nth_of_month(rest: str) -> tuple[int, int | None] | None:
+    """``first friday of every month``, ``every 2nd tuesday``, ``last day of the month``: which
+    one (-1 for the last) and the weekday (None for a day of the month)."""
+    kept = [w for w in rest.split() if w not in _MONTH_FILLER]
+    if len(kept) != 2 or kept[0] not in _ORDINALS:
+        return None
+    which = _ORDINALS[kept[0]]
+    if kept[1] == "day":
+        return (which, None) if which == -1 else None
+    day = words.weekday(kept[1])
+    return (which, day) if day is not None else None
+
+
+def _nth(found: tuple[int, int | None], tod: words.TimeOfDay) -> tuple[str, str]:
+    which, day = found
+    at = f"{tod.minute} {tod.hour}"
+    if day is None:
+        return f"{at} L * *", f"on the last day of every month at {tod}"
+    name, cron_day = words.DAY_NAMES[day], (day + 1) % 7
+    if which == -1:
+        return f"{at} * * L{cron_day}", f"on the last {name} of every month at {tod}"
+    return f"{at} * * {cron_day}#{which}", f"on the {_SPOKEN[which]} {name} of every month at {tod}"
 
 
 def _monthly(reading: Reading, day: int, tod: words.TimeOfDay) -> tuple[str, str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from assistant.errors import ScheduleError
-from assistant.tasks.oneshot import parse_once
-from assistant.tasks.reading import MIN_INTERVAL, Parsed
+from assistant.tasks.oneshot import ONCE_FORMS, parse_once
+from assistant.tasks.phrases import rewrite
+from assistant.tasks.reading import MIN_INTERVAL, Parsed, Reading, check_length, zone_named
 from assistant.tasks.recurring import parse_recurring
 
 
@@ -20,16 +21,31 @@ def read_schedule(
 ) -> Parsed:
     """Read ``text`` as a one-shot, else as a recurring schedule; the clearer error wins.
     ``repeating`` (``/every``) tries the recurring reading first: ``30m`` is every 30 minutes."""
+    check_length(text)
+    zone_named(zone)
+    canonical = rewrite(text, zone, now)
+    if canonical.problem:
+        raise Reading(text, zone, now, ONCE_FORMS).fail(canonical.problem)
     if repeating:
         try:
-            return parse_recurring(text, zone, now, min_interval)
+            return parse_recurring(text, zone, now, min_interval, canonical)
         except ScheduleError:
             pass
     try:
-        return parse_once(text, zone, now)
+        return parse_once(text, zone, now, canonical)
     except ScheduleError as once_error:
         try:
-            return parse_recurring(text, zone, now, min_interval)
+            return parse_recurring(text, zone, now, min_interval, canonical)
         except ScheduleError as recurring_error:
-            recurring = "recurring schedule" in str(once_error)
-            raise (recurring_error if recurring else once_error) from None
+            raise _clearer(once_error, recurring_error) from None
+
+
+def _clearer(once: ScheduleError, recurring: ScheduleError) -> ScheduleError:
+    """The one-shot reader's error, unless the text is recurring or only the recurring reader
+    could say something more specific than "unknown"."""
+    if "recurring schedule" in str(once):
+        return recurring
+    generic = ("unknown word", "matches none")
+    if any(g in str(once) for g in generic) and not any(g in str(recurring) for g in generic):
+        return recurring
+    return once

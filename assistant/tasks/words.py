@@ -123,6 +123,13 @@ def _amount(parts: list[str], i: int) -> tuple[float | None, int]:
     return amount, i
 
 
+def number_at(parts: list[str], i: int) -> tuple[int, int]:
+    """The number word at ``parts[i]`` (``twenty-five`` included) and the index of its last
+    word."""
+    value = NUMBER_WORDS[parts[i]]
+    return _tens_and_ones(parts, i, value) if parts[i] in _TENS else (value, i)
+
+
 def _tens_and_ones(parts: list[str], i: int, tens: int) -> tuple[int, int]:
     """``twenty five`` or ``twenty-five``: the number, and the index of its last word."""
     following = i + 2 if parts[i + 1 : i + 2] == ["-"] else i + 1

@@ -1,0 +1,226 @@
+"""Everyday phrasing rewritten into the forms the reader takes: "in two hours", "tonight at 8",
+"quarter past eight", "tomorrow morning", "12/25 at 9:00", "через 5 минут".
+
+It works on tokens, one pass each, so it is linear in the text. What it cannot make certain
+(``tomorrow at 3``: night or afternoon?) it leaves for the reader to refuse, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, time
+from zoneinfo import ZoneInfo
+
+from assistant.tasks import words
+from assistant.tasks.languages import LONGEST, TABLES
+
+# A clock time, a date in one of its written forms, a number (with a unit glued on), a word, or
+# one other character. Each alternative is a bounded run: no nested quantifiers.
+_TOKEN = re.compile(
+    r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?|\d+(?:\.\d+)?[a-z]*"
+    r"|[^\W\d_]+(?:'[a-z]+)?|\S"
+)
+_DROPPED = frozenset({",", ".", "!", "?", ";"})
+_PARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}
+_DEFAULT_HOUR = {"morning": 9, "afternoon": 15, "evening": 19, "night": 21, "tonight": 21}
+_DAY_WORDS = frozenset({"today", "tomorrow", "after", *words.WEEKDAYS, *words.MONTHS})
+_AMBIGUOUS_HOURS = range(1, 7)  # "tomorrow at 3": say am or pm
+_UNIT_WORDS = "|".join(sorted(words.UNITS, key=len, reverse=True))  # "1.5 hours" is no date
+_REPEATING = frozenset({"every", "daily", "weekdays", "weekends", "day"})
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """The canonical text, and a note on how something was read (the next 3:30, say)."""
+
+    text: str
+    note: str = ""
+    problem: str = ""  # why it cannot be read without guessing (``tomorrow at 3``)
+
+
+def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
+    """``text`` in the reader's canonical forms; cron expressions and aliases stay as they are."""
+    normalized = words.normalize(text)
+    if any(mark in normalized for mark in "*@#"):
+        return Rewritten(normalized)
+    tokens = [t for t in _TOKEN.findall(normalized) if t not in _DROPPED]
+    tokens = _at_days(_numbers(_translated(_split_iso(tokens))))
+    joined = " ".join(tokens).replace(" :00", ":00")
+    joined = _from_now(_dates(_clock_phrases(joined)))
+    return _hours(joined, zone, now)
+
+
+def _split_iso(tokens: list[str]) -> list[str]:
+    """``2026-12-24t18:00`` is a date and a time: the ``t`` between them goes."""
+    return [
+        t for i, t in enumerate(tokens)
+        if not (t == "t" and i and re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", tokens[i - 1]))
+    ]  # fmt: skip
+
+
+def _at_days(tokens: list[str]) -> list[str]:
+    """``at friday`` (``в пятницу``) is ``friday``: ``at`` goes before a day, not a time."""
+    return [
+        t for i, t in enumerate(tokens)
+        if not (t == "at" and i + 1 < len(tokens) and _names_day(tokens[i + 1]))
+    ]  # fmt: skip
+
+
+def _translated(tokens: list[str]) -> list[str]:
+    """Phrases of every language table, longest first, as canonical words."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for size in range(min(LONGEST, len(tokens) - i), 0, -1):
+            phrase = " ".join(tokens[i : i + size])
+            found = next((table[phrase] for table in TABLES if phrase in table), None)
+            if found is not None:
+                out.extend(found.split())
+                i += size
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
+def _numbers(tokens: list[str]) -> list[str]:
+    """Number words as digits: ``eight`` → 8, ``twenty five`` / ``twenty-five`` → 25."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        if word in words.NUMBER_WORDS and word not in ("a", "an"):
+            value, i = words.number_at(tokens, i)
+            out.append(str(value))
+        else:
+            out.append(word)
+        i += 1
+    return out
+
+
+def _clock_phrases(text: str) -> str:
+    """``quarter past 8`` → 8:15, ``half past 8`` → 8:30, ``quarter to 9`` → 8:45."""
+    text = re.sub(r"\b(?:a )?quarter past (\d{1,2})\b", r"\1:15", text)
+    text = re.sub(r"\bhalf past (\d{1,2})\b", r"\1:30", text)
+    return re.sub(
+        r"\b(?:a )?quarter to (\d{1,2})\b",
+        lambda m: f"{(int(m[1]) - 1) % 24 or 12}:45" if int(m[1]) <= 24 else m[0],
+        text,
+    )
+
+
+def _dates(text: str) -> str:
+    """``12/25`` (month/day) and ``25.12.`` (day.month), with a year or without, as words."""
+
+    def spelled(match: re.Match[str]) -> str:
+        first, second = int(match[1]), int(match[3])
+        month, day = (first, second) if match[2] == "/" else (second, first)
+        if not 1 <= month <= 12:
+            return match[0]
+        year = match[4] or ""
+        if len(year) == 2:
+            year = f"20{year}"
+        return f"{words.MONTH_NAMES[month].lower()[:3]} {day} {year}".strip()
+
+    return re.sub(
+        r"\b(\d{1,2})([./])(\d{1,2})(?:[./](\d{4}|\d{2}))?\b\.?(?! ?(?:" + _UNIT_WORDS + r")\b)",
+        spelled,
+        text,
+    )
+
+
+def _from_now(text: str) -> str:
+    """``2 hours from now`` → ``in 2 hours``."""
+    if text.endswith(" from now"):
+        return "in " + text.removesuffix(" from now").removeprefix("in ")
+    return text
+
+
+def _hours(text: str, zone: str, now: datetime) -> Rewritten:
+    """Parts of the day and bare hours (``at 8``, ``8 in the evening``) as clock times."""
+    parts = text.split()
+    part = next((p for p in parts if p in _PARTS), None)
+    kept = _with_part(parts, part) if part else parts
+    clock = _find_clock(kept)
+    if clock is None:
+        default = [f"{_DEFAULT_HOUR[part]}:00"] if part else []
+        return Rewritten(" ".join([*kept, *default]))
+    if clock.marked:
+        return Rewritten(" ".join(kept))
+    if part is not None:
+        return Rewritten(clock.written(kept, clock.hour % 12 + (12 if _PARTS[part] == "pm" else 0)))
+    return _bare(kept, clock, now.astimezone(ZoneInfo(zone)).time())
+
+
+def _bare(kept: list[str], clock: _Clock, local: time) -> Rewritten:
+    """An hour without am, pm or a part of the day: 24-hour when it can only be, the morning
+    hour with a day when that is the likely one, refused when it is not, else the next one."""
+    if clock.hour > 12 or clock.hour == 0 or kept[clock.index].startswith("0"):
+        return Rewritten(clock.written(kept, clock.hour))
+    if any(_names_day(p) for p in kept):
+        if clock.hour in _AMBIGUOUS_HOURS and ":" not in kept[clock.index]:
+            return Rewritten(" ".join(kept), problem=f"say {clock.hour}am or {clock.hour}pm")
+        return Rewritten(clock.written(kept, clock.hour))
+    return clock.next_to_come(kept, local)
+
+
+def _names_day(word: str) -> bool:
+    """Whether a word says which day (a weekday, plural too, a month, a date, every…)."""
+    return (
+        word in _DAY_WORDS
+        or word in _REPEATING
+        or words.weekday(word) is not None
+        or bool(re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)|\d{4}-\d{1,2}-\d{1,2}", word))
+    )
+
+
+def _with_part(parts: list[str], part: str) -> list[str]:
+    """The words without ``in the evening``, ``this morning``, ``tonight`` (``at`` stays)."""
+    kept = [p for p in parts if p not in {"in", "the", "this", *_PARTS}]
+    if part == "tonight" or ("this" in parts and not any(_names_day(p) for p in kept)):
+        kept = ["today", *kept]
+    if kept[:1] == ["every"] and (len(kept) == 1 or kept[1][0].isdigit() or kept[1] == "at"):
+        kept = ["every", "day", *kept[1:]]
+    return kept
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """A clock time found among the words: where, which, and whether am/pm or 24h marks it."""
+
+    index: int
+    hour: int
+    minute: int
+    marked: bool
+
+    def written(self, parts: list[str], hour: int) -> str:
+        """The words with this time as ``HH:MM`` (the ``at`` before it dropped)."""
+        valid = 0 <= hour <= 23 and 0 <= self.minute <= 59
+        clock = f"{hour:02d}:{self.minute:02d}" if valid else parts[self.index]
+        kept = [*parts[: self.index], clock, *parts[self.index + 1 :]]
+        return " ".join(p for i, p in enumerate(kept) if not (p == "at" and i + 1 == self.index))
+
+    def next_to_come(self, parts: list[str], local: time) -> Rewritten:
+        """A bare ``at 3:30`` with no day: the next 3:30 to come, morning or afternoon."""
+        for hour in (self.hour % 12, self.hour % 12 + 12):
+            if self.minute <= 59 and time(hour, self.minute) > local:
+                note = f"the next {self.hour}:{self.minute:02d} is {hour:02d}:{self.minute:02d}"
+                return Rewritten(self.written(parts, hour), note)
+        return Rewritten(self.written(parts, self.hour % 12))
+
+
+def _find_clock(parts: list[str]) -> _Clock | None:
+    """The first clock time: ``9:30``, ``9am``, ``9 pm``, or a bare hour after ``at``."""
+    for index, part in enumerate(parts):
+        match = re.fullmatch(r"(\d{1,2})(?::(\d{2}))?(am|pm)?", part)
+        if match is None:
+            continue
+        following = parts[index + 1] if index + 1 < len(parts) else ""
+        marked = following in ("am", "pm") or match[3] is not None
+        previous = parts[index - 1] if index else ""
+        if ":" not in part and not marked and previous != "at":
+            continue  # a bare number is an hour only after "at"
+        return _Clock(index, int(match[1]), int(match[2] or 0), marked)
+    return None
