@@ -156,3 +156,27 @@ async def test_without_a_scheduler_the_tools_say_so(executor, clock):
     context = ToolContext(42, 42, "r", "UTC", clock)
     result = await run(executor, context, "list_tasks")
     assert result.is_error and "not available" in result.content
+
+
+async def test_the_model_edits_a_task_and_cannot_edit_anothers(executor, clock, store, conn):
+    result = await run(
+        executor, ctx(clock, store), "add_reminder", when="in 2 minutes", message="call mom"
+    )
+    (task,) = await store.list_tasks(42)
+    edited = await run(
+        executor, ctx(clock, store), "edit_task", task_id=task.id, when="tomorrow 9am",
+        text="call dad",
+    )  # fmt: skip
+    assert not edited.is_error, edited.content
+    assert edited.content.startswith(f"✏️ {task.id}: call dad — once on Sun 15 Mar 2026 at 09:00")
+    assert "next run was Sat 14 Mar 2026 10:28" in edited.content
+    before = await rows(conn)
+    stranger = await run(
+        executor, ctx(clock, store, user=7), "edit_task", task_id=task.id, text="x"
+    )
+    bad = await run(executor, ctx(clock, store), "edit_task", task_id=task.id, when="someday")
+    nothing = await run(executor, ctx(clock, store), "edit_task", task_id=task.id)
+    assert stranger.is_error and "no task" in stranger.content.lower()
+    assert bad.is_error and "cannot read the schedule 'someday'" in bad.content
+    assert nothing.is_error and "say what to change" in nothing.content
+    assert await rows(conn) == before and result.content

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sqlite3
 from datetime import timedelta
 
 import pytest
@@ -16,6 +17,15 @@ from assistant.app.runtime import compose
 from assistant.app.serve import chat
 from assistant.config import parse_config
 from assistant.console import Console
+
+
+async def with_a_task(tmp_path, clock, command: str):
+    """A running chat in which ``command`` made a task: the terminal, the session, the id."""
+    terminal = Terminal()
+    session = asyncio.ensure_future(chat(setup_for(tmp_path), clock, terminal.console))
+    terminal.type(command)
+    await until(lambda: "✅" in terminal.text())
+    return terminal, session, terminal.text().split("✅ ")[1].split(":")[0]
 
 
 def setup_for(tmp_path, **sections) -> Setup:
@@ -53,18 +63,21 @@ async def test_commands_work_without_a_model_and_plain_words_say_how_to_get_one(
 
 async def test_a_reminder_prints_when_it_fires_and_can_be_snoozed(tmp_path, clock, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    terminal = Terminal()
-    session = asyncio.ensure_future(chat(setup_for(tmp_path), clock, terminal.console))
-    terminal.type("/remind in 2 minutes call mom")
-    await until(lambda: "✅" in terminal.text())
-    task_id = terminal.text().split("✅ ")[1].split(":")[0]
+    terminal, session, task_id = await with_a_task(tmp_path, clock, "/remind in 2 minutes call mom")
     clock.advance(timedelta(minutes=2))
     await until(lambda: "🔔 ⏰ call mom" in terminal.text())
     assert f"/press snooze:10m:{task_id}" in terminal.text()
+    await until(lambda: settled(tmp_path, task_id))  # the run is written back
     terminal.type(f"/press snooze:10m:{task_id}", "/tasks", "/quit")
     await session
     text = terminal.text()
-    assert "😴 Snoozed" in text and "call mom — in 10m" in text
+    assert "😴 Snoozed" in text and f"{task_id}: call mom — once on" in text.split("/tasks")[-1]
+
+
+def settled(folder, task_id: str) -> bool:
+    with sqlite3.connect(folder / "assistant.db") as db:
+        row = db.execute("SELECT lease_owner FROM scheduled_tasks WHERE id = ?", (task_id,))
+        return row.fetchone() == (None,)
 
 
 async def test_an_approval_is_asked_and_answered_at_the_prompt(tmp_path, clock, monkeypatch):
@@ -160,3 +173,28 @@ async def test_every_always_repeats_and_says_so_when_the_text_is_a_one_shot(
     assert "happens once, and /every repeats" in text
     listed = [line for line in text.splitlines() if line.startswith("• ")]
     assert len(listed) == 1 and "drink water" in listed[0]  # nothing stored for the refusal
+
+
+async def test_a_task_is_changed_by_edit_keeping_its_id(tmp_path, clock, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal, session, task_id = await with_a_task(tmp_path, clock, "/remind in 1h call mom")
+    assert f"/press task:edit:{task_id}" in terminal.text()  # the ✏️ Edit button
+    terminal.type(
+        f"/edit {task_id} tomorrow 9am",
+        f"/edit {task_id} call dad",
+        f"/edit {task_id} in 2h call grandma",
+        "/edit nosuch in 5m",
+        f"/press task:edit:{task_id}",
+        "/tasks",
+        "/quit",
+    )
+    await session
+    text = terminal.text()
+    assert f"✏️ {task_id}: call mom — once on Sun 15 Mar 2026 at 09:00" in text
+    assert "next run was Sat 14 Mar 2026 11:26 (Europe/Berlin), now Sun 15 Mar 2026 09:00" in text
+    assert f"✏️ {task_id}: call dad — once on Sun 15 Mar 2026 at 09:00" in text
+    assert f"✏️ {task_id}: call grandma — once on Sat 14 Mar 2026 at 12:26" in text
+    assert "no task nosuch" in text.lower() or "nosuch" in text
+    assert f"Send /edit {task_id} and the new time" in text
+    listed = [line for line in text.splitlines() if line.startswith("• ")]
+    assert len(listed) == 1 and f"{task_id}: call grandma" in listed[0]

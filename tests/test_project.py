@@ -41,5 +41,5 @@ def test_the_run_command_starts_on_embedded_defaults_and_answers_commands(tmp_pa
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "/help for commands" in done.stdout and "stretch — in 5m" in done.stdout
+    assert "/help for commands" in done.stdout and "stretch — once on" in done.stdout
     assert (tmp_path / "data" / "assistant.db").exists()

@@ -37,7 +37,7 @@ async def test_a_task_gets_a_short_id_and_wakes_the_scheduler(store, clock, woke
     stored = await store.get(ALICE.user_id, task.id)
     assert stored.description == "call mom"
     assert stored.next_run == clock.now() + timedelta(minutes=5)
-    assert stored.schedule_text == "in 5m"
+    assert stored.schedule_text.startswith("once on ")  # the normalized reading, not "in 5m"
     assert stored.timezone == ZONE
     assert stored.status == "active"
     assert dict(stored.execution) == {"text": "call mom"}
@@ -164,17 +164,56 @@ async def test_run_now_makes_an_active_task_due(store, clock) -> None:
         await store.run_now(ALICE.user_id, task.id)
 
 
-async def test_snooze_makes_a_fresh_one_shot_from_a_reminder(store, clock) -> None:
+async def test_snooze_keeps_a_one_shot_reminders_id_and_copies_a_recurring_one(
+    store, clock, conn
+) -> None:
     task = await store.add(reminder("call mom", "in 5m", clock.now()))
+    async with conn.write() as session:  # it fired
+        await session.execute("UPDATE scheduled_tasks SET status = 'done' WHERE id = ?", (task.id,))
     snoozed = await store.snooze(ALICE.user_id, task.id, parse_once("in 10m", ZONE, clock.now()))
-    assert snoozed.id != task.id
-    assert snoozed.description == "call mom"
+    assert (snoozed.id, snoozed.status, snoozed.description) == (task.id, "active", "call mom")
     assert snoozed.next_run == clock.now() + timedelta(minutes=10)
+    daily = await store.add(recurring("stretch", "daily 9am", clock.now()))
+    copy = await store.snooze(ALICE.user_id, daily.id, parse_once("in 10m", ZONE, clock.now()))
+    assert (
+        copy.id != daily.id
+        and (await store.get(ALICE.user_id, daily.id)).schedule == daily.schedule
+    )
+    await store.cancel(ALICE.user_id, copy.id)  # room under the limit of 3 live tasks
     lights = await store.add(call("POST", "in 5m", clock.now()))
     with pytest.raises(TaskError, match="only reminders can be snoozed"):
         await store.snooze(ALICE.user_id, lights.id, parse_once("in 10m", ZONE, clock.now()))
     with pytest.raises(TaskNotFoundError):
         await store.snooze(BOB.user_id, task.id, parse_once("in 10m", ZONE, clock.now()))
+
+
+async def test_an_edit_keeps_the_id_and_history_and_refuses_what_it_cannot(
+    store, clock, conn
+) -> None:
+    task = await store.add(reminder("call mom", "in 5m", clock.now()))
+    async with conn.write() as session:
+        await session.execute(
+            "INSERT INTO task_runs (task_id, scheduled_for, status) VALUES (?, 'x', 'ok')",
+            (task.id,),
+        )
+    moved = await store.edit(ALICE.user_id, task.id, parse_once("in 1h", ZONE, clock.now()), None)
+    assert moved.id == task.id and moved.next_run == clock.now() + timedelta(hours=1)
+    worded = await store.edit(ALICE.user_id, task.id, None, "call dad")
+    assert worded.description == "call dad" and dict(worded.execution) == {"text": "call dad"}
+    assert worded.next_run == moved.next_run
+    assert len(await fetch(conn, "SELECT * FROM task_runs WHERE task_id = ?", (task.id,))) == 1
+    before = await fetch(conn, "SELECT * FROM scheduled_tasks")
+    with pytest.raises(TaskError, match="say what to change"):
+        await store.edit(ALICE.user_id, task.id, None, None)
+    with pytest.raises(TaskError, match="at most"):
+        await store.edit(ALICE.user_id, task.id, None, "x" * 5000)
+    with pytest.raises(TaskNotFoundError):
+        await store.edit(BOB.user_id, task.id, None, "mine now")
+    await store.cancel(ALICE.user_id, task.id)
+    with pytest.raises(TaskError, match="is cancelled"):
+        await store.edit(ALICE.user_id, task.id, None, "again")
+    after = await fetch(conn, "SELECT * FROM scheduled_tasks")
+    assert [r for r in after if r[0] != task.id] == [r for r in before if r[0] != task.id]
 
 
 async def test_listing_is_soonest_first_and_only_the_owners(store, clock) -> None:

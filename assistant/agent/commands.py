@@ -21,7 +21,7 @@ from assistant.memory.people import People
 from assistant.tasks import NewTask, Notice, Owner, Parsed, Task, TaskStore
 from assistant.tasks.schedule import is_recurring
 from assistant.tasks.text import read_schedule
-from assistant.tools.builtin.tasks import local_time, task_line
+from assistant.tools.builtin.tasks import edited, local_time, task_line
 from assistant.tools.services import Services, need
 
 MENU: dict[str, str] = {
@@ -30,6 +30,7 @@ MENU: dict[str, str] = {
     "tasks": "your reminders and tasks, with buttons",
     "remind": "/remind <when> <text>: a reminder",
     "every": "/every <schedule> <text>: a recurring reminder",
+    "edit": "/edit <id> <when and/or text>: change a task",
     "cancel": "/cancel <id>: cancel a task",
     "notes": "your latest notes",
     "note": "/note <text>: save a note",
@@ -76,6 +77,7 @@ class Commands:
         self._handlers: dict[str, Handler] = {
             "start": self._start, "help": self._help, "tasks": self._tasks,
             "remind": self._remind, "every": self._every, "cancel": self._cancel,
+            "edit": self._edit,
             "notes": self._notes, "note": self._note, "search": self._search, "tz": self._tz,
             "clear": self._clear, "stop": self._stop, "audit": self._audit_list,
         }  # fmt: skip
@@ -152,6 +154,31 @@ class Commands:
         )
         return Reply(_confirm(task, parsed, person.timezone), (_task_buttons(task),))
 
+    async def _edit(self, person: Person, rest: str) -> Reply:
+        task_id, _, change = rest.partition(" ")
+        if not task_id or not change.strip():
+            return Reply(
+                "Which task, and what change? /edit <id> <new time and/or words>, "
+                "e.g. /edit k3x9 tomorrow 9am"
+            )
+        store = self._store()
+        before = await store.get(person.user_id, task_id)
+        parsed, words = self._change(change.strip(), person)
+        task = await store.edit(person.user_id, task_id, parsed, words or None)
+        return Reply(edited(before, task, person.timezone), (_task_buttons(task),))
+
+    def _change(self, change: str, person: Person) -> tuple[Parsed | None, str]:
+        """A new schedule, new words after it, or only new words."""
+        now = self._clock.now()
+        try:
+            return read_schedule(change, person.timezone, now, self._services.min_interval), ""
+        except ScheduleError:
+            pass
+        try:
+            return self._split(change, person, "/edit k3x9 tomorrow 9am")
+        except ScheduleError:
+            return None, change
+
     async def _cancel(self, person: Person, rest: str) -> Reply:
         if not rest:
             return Reply("Which one? /cancel <id>; /tasks shows the ids.")
@@ -214,6 +241,11 @@ class Commands:
             "resume": store.resume,
             "run": store.run_now,
         }
+        if action == "edit":
+            return Reply(
+                f"Send /edit {task_id} and the new time, words or both, "
+                f"e.g. /edit {task_id} tomorrow 9am"
+            )
         move = moves.get(action)
         if move is None:
             return Reply("That button is no longer valid.")
@@ -277,6 +309,7 @@ def _task_buttons(task: Task) -> tuple[Button, ...]:
         Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}"),
         Button(toggle[0], f"task:{toggle[1]}:{task.id}"),
         Button("▶ Run now", f"task:run:{task.id}"),
+        Button("✏️ Edit", f"task:edit:{task.id}"),
     )
 
 

@@ -197,15 +197,41 @@ class TaskStore:
         return await self._move(user_id, task_id, ("active",), change, (when, when))
 
     async def snooze(self, user_id: int, task_id: str, parsed: Parsed) -> Task:
-        """A fresh one-shot reminder with the same words, from a reminder that has fired."""
+        """A reminder again at ``parsed``: a one-shot keeps its id (and history); a recurring one
+        keeps repeating, and the snooze is a new one-shot with the same words."""
         task = await self.get(user_id, task_id)
         if task.kind != "reminder":
             raise TaskError(f"task {task.id} is a {task.kind}; only reminders can be snoozed")
         if not isinstance(parsed.schedule, Once):
             raise TaskError("a snooze is one-shot, as in 'in 10m' or 'tomorrow 9am'")
+        if isinstance(task.schedule, Once):
+            return await self.edit(user_id, task_id, parsed, None, revive=True)
         return await self.add(
             NewTask(task.owner, "reminder", task.description, parsed, dict(task.execution))
         )
+
+    async def edit(
+        self,
+        user_id: int,
+        task_id: str,
+        parsed: Parsed | None,
+        text: str | None,
+        *,
+        revive: bool = False,
+    ) -> Task:
+        """Change a task's schedule, its words, or both; its id and run history stay.
+
+        ``revive`` lets a finished one-shot come back (a snooze)."""
+        task = await self.get(user_id, task_id)
+        if parsed is None and text is None:
+            raise TaskError("say what to change: a new time, new words, or both")
+        description = _checked_description(text) if text is not None else task.description
+        execution: dict[str, object] = dict(task.execution)
+        if text is not None and task.kind == "reminder":
+            execution["text"] = description
+        allowed: tuple[TaskStatus, ...] = (*LIVE, "done") if revive else LIVE
+        changes, values = _edits(description, execution, parsed)
+        return await self._move(user_id, task.id, allowed, changes, values, unleased=True)
 
     async def _move(
         self,
@@ -213,17 +239,22 @@ class TaskStore:
         task_id: str,
         allowed: Sequence[TaskStatus],
         change: str,
-        values: tuple[str, ...],
+        values: tuple[object, ...],
+        *,
+        unleased: bool = False,
     ) -> Task:
         marks = ", ".join("?" * len(allowed))
+        free = " AND lease_owner IS NULL" if unleased else ""
         async with self._db.write() as session:
             row = await session.fetchone(
                 f"UPDATE scheduled_tasks SET {change} WHERE id = ? AND user_id = ? "
-                f"AND status IN ({marks}) RETURNING *",
+                f"AND status IN ({marks}){free} RETURNING *",
                 (*values, task_id.strip().lower(), user_id, *allowed),
             )
         if row is None:
             task = await self.get(user_id, task_id)
+            if unleased and task.leased:
+                raise TaskError(f"task {task.id} is running right now; try again in a moment")
             raise TaskError(
                 f"task {task.id} is {task.status}; that needs it {' or '.join(allowed)}"
             )
@@ -282,11 +313,7 @@ async def _free_ids(conn: Session, count: int) -> list[str]:
 def _values(new: NewTask, now: datetime) -> tuple[object, ...]:
     if new.kind not in KINDS:
         raise TaskError(f"unknown task kind {new.kind!r}; known: {', '.join(KINDS)}")
-    description = new.description.strip()
-    if not description:
-        raise TaskError("a task needs a description: what should it say or do?")
-    if len(description) > MAX_DESCRIPTION:
-        raise TaskError(f"a description is at most {MAX_DESCRIPTION} characters")
+    description = _checked_description(new.description)
     try:
         execution = json.dumps(dict(new.execution), separators=(",", ":"), sort_keys=True)
     except (TypeError, ValueError) as exc:
@@ -300,7 +327,7 @@ def _values(new: NewTask, now: datetime) -> tuple[object, ...]:
         description,
         schedule.kind,
         to_json(schedule),
-        new.parsed.source,
+        spoken(new.parsed),
         schedule.zone,
         execution,
         new.misfire,
@@ -310,6 +337,40 @@ def _values(new: NewTask, now: datetime) -> tuple[object, ...]:
     )
 
 
+def _checked_description(text: str) -> str:
+    description = text.strip()
+    if not description:
+        raise TaskError("a task needs a description: what should it say or do?")
+    if len(description) > MAX_DESCRIPTION:
+        raise TaskError(f"a description is at most {MAX_DESCRIPTION} characters")
+    return description
+
+
+def spoken(parsed: Parsed) -> str:
+    """How a schedule reads in lists: its normalized description, without the zone."""
+    return parsed.description.removesuffix(f", {parsed.schedule.zone}")
+
+
+def _edits(
+    description: str, execution: dict[str, object], parsed: Parsed | None
+) -> tuple[str, tuple[object, ...]]:
+    """The SET clause and its values for an edit; a new schedule starts afresh."""
+    change = "description = ?, execution_data = ?"
+    values: list[object] = [
+        description,
+        json.dumps(execution, separators=(",", ":"), sort_keys=True),
+    ]
+    if parsed is not None:
+        first = stamp(parsed.first_run)
+        change += (
+            ", schedule_type = ?, schedule_data = ?, schedule_text = ?, timezone = ?,"
+            " next_run = ?, due_at = ?, attempts = 0, last_error = '', status = 'active'"
+        )
+        schedule = parsed.schedule
+        values += [schedule.kind, to_json(schedule), spoken(parsed), schedule.zone, first, first]
+    return change, tuple(values)
+
+
 def _task(new: NewTask, task_id: str, now: datetime) -> Task:
     return Task(
         id=task_id,
@@ -317,7 +378,7 @@ def _task(new: NewTask, task_id: str, now: datetime) -> Task:
         kind=new.kind,
         description=new.description.strip(),
         schedule=new.parsed.schedule,
-        schedule_text=new.parsed.source,
+        schedule_text=spoken(new.parsed),
         timezone=new.parsed.schedule.zone,
         execution=MappingProxyType(dict(new.execution)),
         misfire=new.misfire,

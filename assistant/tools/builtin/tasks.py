@@ -201,6 +201,33 @@ async def resume_task(context: ToolContext, task_id: str) -> str:
     return _confirmation("Resumed", task, context, task.schedule_text, "")
 
 
+@tool
+async def edit_task(
+    context: ToolContext, task_id: str, when: str | None = None, text: str | None = None
+) -> str:
+    """Change a task's schedule, its words, or both; it keeps its id and history.
+
+    Args:
+        task_id: the task's id, as list_tasks shows it
+        when: the new schedule exactly as the user said it, e.g. "tomorrow 9am"
+        text: the new words of the reminder or task
+    """
+    services, store = _store(context)
+    before = await store.get(context.user_id, task_id)
+    parsed = None
+    if when is not None:
+        parsed = read_schedule(when, context.timezone, context.clock.now(), services.min_interval)
+    after = await store.edit(context.user_id, task_id, parsed, text)
+    return edited(before, after, context.timezone)
+
+
+def edited(before: Task, after: Task, zone: str) -> str:
+    """An edit's confirmation: the task as it is now, and its next run before and after."""
+    was, now = local_time(before.next_run, zone), local_time(after.next_run, zone)
+    moved = f"next run was {was}, now {now}" if was != now else f"next {now}"
+    return f"✏️ {after.id}: {_describe(after)} — {after.schedule_text}; {moved}"
+
+
 def _store(context: ToolContext) -> tuple[Services, TaskStore]:
     services = services_of(context)
     return services, need(services.tasks, "the task scheduler")
