@@ -15,6 +15,7 @@ from assistant.config import parse_config
 from assistant.errors import ConfigError, ScheduleError, ToolError
 from assistant.memory.people import People
 from assistant.tasks import Cron, next_after
+from assistant.tasks.schedule import from_json, to_json
 from assistant.tasks.text import read_schedule
 
 ZONE = "Europe/Berlin"
@@ -113,3 +114,24 @@ def test_the_input_is_quoted_once_and_shortened():
         read_schedule(text, ZONE, NOW)
     message = str(caught.value)
     assert message.count("every blursday") == 1 and "…" in message
+
+
+def test_every_other_week_keeps_to_its_weeks_and_survives_storage():
+    parsed = read_schedule("every other week on mon and fri at 9", ZONE, NOW)
+    assert isinstance(parsed.schedule, Cron) and parsed.schedule.every_weeks == 2
+    stored = from_json(to_json(parsed.schedule))
+    assert stored == parsed.schedule
+    runs, after = [], NOW
+    for _ in range(6):
+        after = next_after(stored, after)
+        runs.append(after.astimezone(ZoneInfo(ZONE)).strftime("%a %d %b %H:%M"))
+    assert runs == [
+        "Mon 16 Mar 09:00", "Fri 20 Mar 09:00", "Mon 30 Mar 09:00",
+        "Fri 03 Apr 09:00", "Mon 13 Apr 09:00", "Fri 17 Apr 09:00",
+    ]  # fmt: skip
+
+
+def test_several_times_a_day_are_one_schedule():
+    parsed = read_schedule("twice a day at 9 and 21", ZONE, NOW)
+    assert isinstance(parsed.schedule, Cron) and parsed.schedule.expr == "0 9,21 * * *"
+    assert parsed.description == "every day at 09:00 and 21:00, Europe/Berlin"

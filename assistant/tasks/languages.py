@@ -39,6 +39,8 @@ ENGLISH: Mapping[str, str] = {
     "mon-fri": "weekdays",
     "every weekday morning": "weekdays morning",
     "once a day": "every day",
+    "twice a day": "every day",
+    "twice daily": "every day",
     "once a week": "every 1 week",
     "every 24 hours": "every 24h",
     "fortnightly": "every 2 weeks",

@@ -8,7 +8,7 @@ It works on tokens, one pass each, so it is linear in the text. What it cannot m
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
@@ -48,7 +48,22 @@ def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     tokens = _at_days(_numbers(_translated(_split_iso(tokens))))
     joined = " ".join(tokens).replace(" :00", ":00")
     joined = _from_now(_dates(_clock_phrases(joined)))
-    return _hours(joined, zone, now)
+    read = _hours(joined, zone, now)
+    return _more_clocks(read) if not read.problem else read
+
+
+def _more_clocks(read: Rewritten) -> Rewritten:
+    """``at 09:00 and 21`` names a second time: ``21:00``; a bare ``and 9`` is refused."""
+    parts = read.text.split()
+    for index in range(2, len(parts)):
+        word, before = parts[index], parts[index - 2]
+        if parts[index - 1] != "and" or not word.isdigit() or ":" not in before:
+            continue
+        hour = int(word)
+        if not 13 <= hour <= 23 and hour != 0:
+            return replace(read, problem=f"say {hour}am or {hour}pm")
+        parts[index] = f"{hour:02d}:00"
+    return replace(read, text=" ".join(parts))
 
 
 def _split_iso(tokens: list[str]) -> list[str]:

@@ -80,12 +80,20 @@ def parse_recurring(
     if fields := _cron_fields(t):
         return _raw_cron(reading, fields)
     try:
-        tod = words.time_of_day(t)
+        times = words.times_of_day(t)
     except ValueError as exc:
         raise reading.fail(str(exc)) from None
-    if tod is None:
+    if not times:
         return _interval(reading, t)
-    expr, said = _calendar(reading, without(t, tod.start, tod.end), tod)
+    rest = t
+    for found in reversed(times):
+        rest = without(rest, found.start, found.end)
+    weeks, rest = _week_period(rest)
+    expr, said = _calendar(reading, re.sub(r"\s+and$", "", rest), times[0])
+    if len(times) > 1:
+        expr, said = _several_times(reading, expr, said, times)
+    if weeks > 1:
+        return _every_n_weeks(reading, expr, said, weeks)
     return _cron(reading, expr, said)
 
 
@@ -121,6 +129,52 @@ def _single_ranges(field: str) -> str:
         low, dash, high = span.partition("-")
         parts.append(low if dash and low == high else part)  # N-N/step is N too
     return ",".join(parts)
+
+
+def _week_period(rest: str) -> tuple[int, str]:
+    """``every other monday``, ``every other week on mon and fri``, ``every 3 weeks on tue``:
+    the period in weeks and the days part without it."""
+    parts = rest.split()
+    if parts[:2] == ["every", "other"]:
+        weeks, tail = 2, parts[2:]
+    elif len(parts) > 2 and parts[0] == "every" and parts[1].isdigit() and parts[2] == "weeks":
+        weeks, tail = int(parts[1]), parts[3:]
+    else:
+        return 1, rest
+    if tail[:1] == ["week"]:
+        tail = tail[1:]
+    if tail[:1] == ["on"]:
+        tail = tail[1:]
+    return weeks, " ".join(tail)
+
+
+def _several_times(
+    reading: Reading, expr: str, said: str, times: list[words.TimeOfDay]
+) -> tuple[str, str]:
+    """``every day at 9:00 and 21:00``: one cron with the hours listed (one minute for all)."""
+    if len({t.minute for t in times}) > 1:
+        raise reading.fail("several times a day need the same minutes, as in '9:00 and 21:00'")
+    minute, _, *rest = expr.split()
+    hours = ",".join(str(h) for h in sorted({t.hour for t in times}))
+    listed = words.listing([str(t) for t in sorted(times, key=lambda t: t.hour)])
+    return " ".join([minute, hours, *rest]), said.replace(f"at {times[0]}", f"at {listed}")
+
+
+def _every_n_weeks(reading: Reading, expr: str, said: str, weeks: int) -> Parsed:
+    """A weekly schedule kept to every n-th week, counted from the week of its first run."""
+    if weeks > 52 or expr.split()[2:4] != ["*", "*"] or expr.split()[4] == "*":
+        raise reading.fail(
+            "every other week (or every n weeks) goes with days of the week, as in "
+            "'every other monday 9am'"
+        )
+    first = next_after(Cron(expr, reading.zone), reading.now)
+    assert first is not None
+    local = first.astimezone(zone_named(reading.zone)).date()
+    monday = local - timedelta(days=local.weekday())
+    spoken = "every other" if weeks == 2 else f"every {weeks} weeks on"
+    schedule = Cron(expr, reading.zone, weeks, monday)
+    said = said.replace("every ", f"{spoken} ", 1)
+    return reading.parsed(schedule, f"{said}, {reading.zone}", first)
 
 
 def _cron(reading: Reading, expr: str, said: str) -> Parsed:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal, assert_never
 from zoneinfo import ZoneInfo
@@ -56,12 +56,21 @@ class Interval:
 
 @dataclass(frozen=True)
 class Cron:
-    """Runs whenever the five-field cron expression matches the wall clock in ``zone``."""
+    """Runs whenever the five-field cron expression matches the wall clock in ``zone``; with
+    ``every_weeks`` above 1, only in every n-th week counted from the week of ``anchor``."""
 
     expr: str
     zone: str
+    every_weeks: int = 1
+    anchor: date | None = None  # the Monday of the first run's week
 
     kind: Literal["cron"] = "cron"
+
+    def on_week(self, local: date) -> bool:
+        """Whether ``local`` falls in one of the schedule's weeks."""
+        if self.every_weeks <= 1 or self.anchor is None:
+            return True
+        return ((local - self.anchor).days // 7) % self.every_weeks == 0
 
 
 Schedule = Once | Interval | Cron
@@ -82,7 +91,11 @@ def next_after(schedule: Schedule, after: datetime) -> datetime | None:
             return schedule.anchor
         return schedule.anchor + ((after - schedule.anchor) // step + 1) * step
     if isinstance(schedule, Cron):
-        return _next_cron(schedule.expr, ZoneInfo(schedule.zone), after)
+        zone = ZoneInfo(schedule.zone)
+        run = _next_cron(schedule.expr, zone, after)
+        while not schedule.on_week(run.astimezone(zone).date()):
+            run = _next_cron(schedule.expr, zone, run)
+        return run
     assert_never(schedule)
 
 
@@ -192,6 +205,8 @@ def to_json(schedule: Schedule) -> str:
         data |= {"seconds": schedule.seconds, "anchor": schedule.anchor.isoformat()}
     else:
         data["cron"] = schedule.expr
+        if schedule.every_weeks > 1 and schedule.anchor is not None:
+            data |= {"weeks": schedule.every_weeks, "week_of": schedule.anchor.isoformat()}
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -204,5 +219,6 @@ def from_json(text: str) -> Schedule:
     if kind == "interval":
         return Interval(int(data["seconds"]), datetime.fromisoformat(data["anchor"]), data["zone"])
     if kind == "cron":
-        return Cron(data["cron"], data["zone"])
+        week_of = date.fromisoformat(data["week_of"]) if "week_of" in data else None
+        return Cron(data["cron"], data["zone"], int(data.get("weeks", 1)), week_of)
     assert_never(kind)

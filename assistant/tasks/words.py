@@ -141,14 +141,19 @@ def _tens_and_ones(parts: list[str], i: int, tens: int) -> tuple[int, int]:
 
 def time_of_day(text: str) -> TimeOfDay | None:
     """The one time of day in ``text`` (``9am``, ``18:30``, ``at 6:15pm``, ``noon``), if any."""
-    found = list(_TIME.finditer(text))
+    found = times_of_day(text)
     if len(found) > 1:
         raise ValueError(f"it names {len(found)} times of day; give one")
-    if not found:
-        return None
-    match = found[0]
-    hour, minute = _clock_reading(match)
-    return TimeOfDay(hour, minute, match.start(), match.end())
+    return found[0] if found else None
+
+
+def times_of_day(text: str) -> list[TimeOfDay]:
+    """Every time of day in ``text``, in order (``at 9:00 and 21:00``)."""
+    found = []
+    for match in _TIME.finditer(text):
+        hour, minute = _clock_reading(match)
+        found.append(TimeOfDay(hour, minute, match.start(), match.end()))
+    return found
 
 
 def _clock_reading(match: re.Match[str]) -> tuple[int, int]:
