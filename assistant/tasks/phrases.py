@@ -175,8 +175,9 @@ def _bare(kept: list[str], clock: _Clock, local: time) -> Rewritten:
     if clock.hour > 12 or clock.hour == 0 or kept[clock.index].startswith("0"):
         return Rewritten(clock.written(kept, clock.hour))
     if any(_names_day(p) for p in kept):
-        if clock.hour in _AMBIGUOUS_HOURS and ":" not in kept[clock.index]:
-            return Rewritten(" ".join(kept), problem=f"say {clock.hour}am or {clock.hour}pm")
+        if clock.hour in _AMBIGUOUS_HOURS:  # "tomorrow at 3" or "at 2:30": night or day?
+            spoken = kept[clock.index]
+            return Rewritten(" ".join(kept), problem=f"say {spoken}am or {spoken}pm")
         return Rewritten(clock.written(kept, clock.hour))
     return clock.next_to_come(kept, local)
 
