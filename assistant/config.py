@@ -83,9 +83,17 @@ class LLMSettings(_Section):
     stream: bool = True
     max_tokens: int = Field(default=1024, ge=16, le=200_000)
     history_tokens: int = Field(default=6000, ge=500, le=1_000_000)
+    context_tokens: int = Field(default=0, ge=0, le=10_000_000)  # 0: not set
     turn_timeout_seconds: float = Field(default=300.0, gt=0, le=3600)
     retries: int = Field(default=2, ge=0, le=10)
     retry_max_wait_seconds: float = Field(default=30.0, ge=0, le=600)
+
+    @field_validator("context_tokens")
+    @classmethod
+    def _window(cls, value: int) -> int:
+        if 0 < value < 512:
+            raise ValueError("must be 0 (not set) or at least 512 tokens")
+        return value
 
 
 class SandboxSettings(_Section):

@@ -27,6 +27,7 @@ user or model only ever sees a generic message with a reference.
         ├── LLMAuthError            the key was rejected (401/403) or is missing
         ├── ModelNotFoundError      the endpoint does not know the configured model
         ├── ToolsUnsupportedError   the endpoint refuses native tools (auto mode switches to text)
+        ├── ContextTooLongError     the request does not fit the model's context window
         ├── LLMBadResponseError     a reply we cannot read: an error object in a 200, bad JSON
         └── LLMUnavailableError     rate limits, server errors and timeouts, after the retries
             └── RateLimitedError    429 after the retries
@@ -130,6 +131,10 @@ class ModelNotFoundError(LLMError):
 
 class ToolsUnsupportedError(LLMError):
     """The endpoint refuses requests that offer native tools."""
+
+
+class ContextTooLongError(LLMError):
+    """The request is longer than the model's context window."""
 
 
 class LLMBadResponseError(LLMError):

@@ -23,8 +23,9 @@ from assistant.agent.history import fit
 from assistant.agent.leaks import unnamed_host
 from assistant.agent.prompt import system_prompt
 from assistant.agent.untrusted import frame, is_framed
+from assistant.agent.window import TOO_LONG, Window
 from assistant.clock import Clock
-from assistant.errors import LLMError, LLMUnavailableError
+from assistant.errors import ContextTooLongError, LLMError, LLMUnavailableError
 from assistant.llm.model import Model
 from assistant.llm.types import (
     AssistantMessage,
@@ -57,6 +58,8 @@ class AgentSettings:
     stream: bool = True
     assistant_name: str = "Assistant"
     named_hosts: frozenset[str] = frozenset()  # the owner's own services, from the config
+    context_tokens: int | None = None  # the model's window, when known
+    reply_tokens: int = 1024  # what a reply may take of the window
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class _Turn:
     tainted: bool = False
     awaiting: list[str] = field(default_factory=list)
     steps: int = 0
+    recent: list[tuple[Message, int]] = field(default_factory=list)
+    shrunk: bool = False
 
 
 class Agent:
@@ -108,6 +113,7 @@ class Agent:
         self._approver = approver or DenyAll()
         self._settings = settings or AgentSettings()
         self._services = services
+        self._window = Window(self._settings.context_tokens, self._settings.reply_tokens)
 
     def limited_to(self, registry: Registry) -> Agent:
         """The same agent with only these tools and nobody to approve anything."""
@@ -141,11 +147,16 @@ class Agent:
         context = ToolContext(
             person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
         )
-        budget = self._settings.history_tokens
-        history = fit(await self._conversations.recent(person.chat_id, budget), budget)
+        window = self._window.left(self._prompt(person), self._executor.registry.specs())
+        text = window.message(text)
+        budget = window.history(self._settings.history_tokens, text)
+        recent = await self._conversations.recent(person.chat_id, budget)
+        history = fit(recent, budget, strict=window.known)
         # Taint follows the content: outside content still in the model's input taints this turn.
         tainted = any(isinstance(m, ToolMessage) and is_framed(m.content) for m in history)
-        return _Turn(person, context, history, sink, new=[UserMessage(text)], tainted=tainted)
+        turn = _Turn(person, context, history, sink, new=[UserMessage(text)], tainted=tainted)
+        turn.recent = recent
+        return turn
 
     async def _run(self, turn: _Turn) -> Answer:
         while turn.steps < self._settings.max_steps:
@@ -164,11 +175,28 @@ class Agent:
                 return self._answer(turn, _awaiting_text(turn, completion), "awaiting")
         return self._answer(turn, _max_steps_text(turn), "max_steps")
 
-    async def _ask(self, turn: _Turn) -> Completion:
-        person = turn.person
-        prompt = system_prompt(
+    def _prompt(self, person: Person) -> str:
+        return system_prompt(
             self._clock.now(), person.timezone, person.name, self._settings.assistant_name
         )
+
+    async def _ask(self, turn: _Turn) -> Completion:
+        try:
+            return await self._ask_once(turn)
+        except ContextTooLongError:
+            if turn.shrunk:
+                raise LLMError(TOO_LONG) from None
+        # Once more with half the history; a second refusal is said plainly, never a lock.
+        turn.shrunk = True
+        spent = sum(tokens for _, tokens in turn.recent)
+        turn.history = fit(turn.recent, max(spent // 2, 0), strict=True)
+        try:
+            return await self._ask_once(turn)
+        except ContextTooLongError:
+            raise LLMError(TOO_LONG) from None
+
+    async def _ask_once(self, turn: _Turn) -> Completion:
+        prompt = self._prompt(turn.person)
         request = Request(prompt, [*turn.history, *turn.new], self._executor.registry.specs())
         try:
             async with asyncio.timeout(self._settings.llm_timeout):

@@ -15,17 +15,19 @@ def costed(messages: Sequence[Message], counter: TokenCounter) -> list[Costed]:
     return [(m, message_tokens(m, counter)) for m in messages]
 
 
-def fit(items: Sequence[Costed], budget: int) -> list[Message]:
+def fit(items: Sequence[Costed], budget: int, *, strict: bool = False) -> list[Message]:
     """The newest whole exchanges that fit in ``budget`` tokens, oldest first.
 
     An assistant message with calls and the results that follow it form one unit: both go in
-    or neither does. The newest unit always goes in, even over the budget.
+    or neither does. The newest unit goes in even over the budget, unless ``strict`` (the
+    budget is what the model's window has left: an oversized old message must not lock the
+    chat).
     """
     kept: list[list[Costed]] = []
     spent = 0
     for unit in reversed(_units(items)):
         cost = sum(tokens for _, tokens in unit)
-        if kept and spent + cost > budget:
+        if (kept or strict) and spent + cost > budget:
             break
         kept.append(unit)
         spent += cost

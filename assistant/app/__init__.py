@@ -132,6 +132,8 @@ def agent_settings(config: Config) -> AgentSettings:
         llm_timeout=llm.timeout_seconds * (llm.retries + 1) + 5,
         history_tokens=llm.history_tokens,
         stream=llm.stream,
+        context_tokens=llm.context_tokens or None,
+        reply_tokens=llm.max_tokens,
         named_hosts=frozenset(
             h.lower().rstrip(".")
             for h in (

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from assistant.errors import (
+    ContextTooLongError,
     LLMAuthError,
     LLMBadResponseError,
     LLMError,
@@ -31,6 +32,13 @@ from assistant.redaction import redact_text
 log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
+# The wordings of a context-length refusal: OpenAI, llama.cpp, Ollama, vLLM, LM Studio, others.
+_CONTEXT_REFUSED = re.compile(
+    r"context_length_exceeded|exceed_context_size|context[ _-]?(?:length|window|size)"
+    r"|maximum context|prompt is too long|too many tokens|input is too long|n_ctx"
+    r"|exceeds? the (?:model'?s? )?(?:maximum|max)|longer than the model",
+    re.IGNORECASE,
+)
 _TOOLS_REFUSED = re.compile(
     r"tool.{0,60}(not support|unsupported|not enabled|not allowed|requires|jinja|"
     r"enable-auto-tool-choice|unknown|unrecognized|invalid)|does not support tools",
@@ -59,8 +67,8 @@ def status_error(
         status,
         redact_text(detail[:500]),
     )
-    if offered_tools and status in (400, 404, 422, 500, 501) and _TOOLS_REFUSED.search(detail):
-        return ToolsUnsupportedError(f"{endpoint.model} at {endpoint.base_url} refuses tools")
+    if refused := _refusal(endpoint, status, detail, offered_tools):
+        return refused
     if status in (401, 403):
         return LLMAuthError(
             f"The {endpoint.provider} API rejected the key (HTTP {status}). "
@@ -82,6 +90,17 @@ def status_error(
             retry_after(headers),
         )
     return LLMError(f"The model provider refused the request (HTTP {status}); see the log.")
+
+
+def _refusal(endpoint: Endpoint, status: int, detail: str, offered_tools: bool) -> LLMError | None:
+    """A refusal of this request's shape: too long for the window, or tools not supported."""
+    if status in (400, 413, 422, 500) and _CONTEXT_REFUSED.search(detail):
+        return ContextTooLongError(
+            f"The request is longer than the context window of {endpoint.model}."
+        )
+    if offered_tools and status in (400, 404, 422, 500, 501) and _TOOLS_REFUSED.search(detail):
+        return ToolsUnsupportedError(f"{endpoint.model} at {endpoint.base_url} refuses tools")
+    return None
 
 
 def unreachable(endpoint: Endpoint, exc: BaseException) -> LLMUnavailableError:

@@ -1,0 +1,60 @@
+"""Fitting a request to the model's context window: the prompt and the catalogue first, then
+room for the reply, then the user's message (cut with a note if it cannot fit), then history."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assistant.llm.catalogue import openai_tool
+from assistant.llm.tokens import ApproxCounter, TokenCounter
+from assistant.llm.types import ToolSpec
+
+MARGIN = 64  # chat templates add tokens of their own
+TOO_LONG = (
+    "This conversation is too long for this model's context window, even with less history. "
+    "/clear starts afresh (your notes and tasks stay); a shorter message may also work."
+)
+CUT_NOTE = "\n\n[The message was cut here: the rest does not fit this model's context window.]"
+
+
+@dataclass(frozen=True)
+class Window:
+    """The model's window in tokens (None when unknown) and what a reply may take of it."""
+
+    tokens: int | None
+    reply: int
+    counter: TokenCounter = field(default_factory=ApproxCounter)
+    fixed: int = 0  # the system prompt and the catalogue of this turn
+
+    @property
+    def known(self) -> bool:
+        """Whether requests are fitted to a known window."""
+        return self.tokens is not None
+
+    def left(self, prompt: str, specs: Sequence[ToolSpec]) -> Window:
+        """The window with this turn's prompt and catalogue counted in."""
+        catalogue = json.dumps([openai_tool(spec) for spec in specs])  # the longest form sent
+        fixed = self.counter.count(prompt) + self.counter.count(catalogue) + MARGIN
+        return Window(self.tokens, self.reply, self.counter, fixed)
+
+    def message(self, text: str) -> str:
+        """The user's message, cut with a note to the model when it alone cannot fit."""
+        if self.tokens is None:
+            return text
+        room = self.tokens - self.reply - self.fixed
+        if self.counter.count(text) <= room:
+            return text
+        keep = max(room - self.counter.count(CUT_NOTE), 0)
+        cut = text[:keep]  # a character is at least a quarter of a token: safe
+        while cut and self.counter.count(cut) > keep:
+            cut = cut[: len(cut) * 3 // 4]
+        return cut + CUT_NOTE
+
+    def history(self, configured: int, message: str) -> int:
+        """Tokens left for history: the configured budget, or less when the window is small."""
+        if self.tokens is None:
+            return configured
+        left = self.tokens - self.reply - self.fixed - self.counter.count(message)
+        return max(0, min(configured, left))
