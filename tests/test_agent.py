@@ -369,3 +369,49 @@ async def test_deep_or_huge_arguments_get_a_clear_refusal_an_audit_row_and_an_an
     ]
     assert rig.effects.notes == []
     await rig.inner.close()
+
+
+async def test_the_same_side_effect_twice_in_a_turn_runs_once(server, conn, clock):
+    rig = await build_rig(server, conn, clock)
+    same = {"content": "buy milk"}
+    server.script(
+        chat_reply(None, (call("c1", "save_note", same), call("c2", "save_note", same))),
+        chat_reply(None, (call("c3", "save_note", same),)),
+        chat_reply("Saved."),
+    )
+    await rig.agent.reply(ME, "note: buy milk")
+    assert rig.effects.notes == ["buy milk"]
+    tools = [m for m in await rig.conversations.history(ME.chat_id) if isinstance(m, ToolMessage)]
+    assert [("already done in this turn" in t.content) for t in tools] == [False, True, True]
+    await rig.inner.close()
+
+
+async def test_a_turn_creates_at_most_the_configured_number_of_tasks(server, conn, clock):
+    settings = AgentSettings(stream=False, max_new_tasks=2, task_tools=frozenset({"save_note"}))
+    rig = await build_rig(server, conn, clock, settings=settings)
+    many = tuple(call(f"c{n}", "save_note", {"content": f"n{n}"}) for n in range(4))
+    server.script(chat_reply(None, many), chat_reply("Done."))
+    await rig.agent.reply(ME, "four notes")
+    assert rig.effects.notes == ["n0", "n1"]
+    await rig.inner.close()
+
+
+async def test_spent_corrections_after_a_success_say_what_was_done(server, conn, clock):
+    settings = AgentSettings(stream=False, corrections=0)
+    rig = await build_rig(server, conn, clock, settings=settings)
+    server.script(
+        chat_reply(None, (call("c1", "save_note", {"content": "x"}),)),
+        chat_reply(None, (call("c2", "no_such_tool", {}),)),
+    )
+    answer = await rig.agent.reply(ME, "do things")
+    assert answer.ending == "invalid" and "I did: save_note" in answer.text
+    assert "nothing was run" not in answer.text.replace("nothing more was run", "")
+    await rig.inner.close()
+
+
+async def test_an_answer_cut_by_the_length_limit_says_so(server, conn, clock):
+    rig = await build_rig(server, conn, clock)
+    server.script(chat_reply("The first half of a long", finish="length"))
+    answer = await rig.agent.reply(ME, "tell me everything")
+    assert answer.text.startswith("The first half") and "cut off" in answer.text
+    await rig.inner.close()

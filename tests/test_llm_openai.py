@@ -207,3 +207,14 @@ async def test_an_endpoint_refusing_tools_is_recognised(server, model):
     server.script(error_reply(400, "registry.ollama.ai/library/gemma:2b does not support tools"))
     with pytest.raises(ToolsUnsupportedError):
         await model.complete(Request("s", [UserMessage("x")], (TIME,)))
+
+
+async def test_the_configured_temperature_is_sent(server, sleeps):
+    endpoint = Endpoint("openai", "test-model", f"{server.url}/v1", "K")
+    adapter = OpenAIModel(
+        endpoint, "k", timeout=5, retry=RetryPolicy(sleep=sleeps), temperature=0.2
+    )
+    server.script(chat_reply("ok"))
+    await adapter.complete(Request("sys", [UserMessage("hi")]))
+    await adapter.close()
+    assert server.requests[0].json()["temperature"] == 0.2

@@ -4,6 +4,7 @@ back, for at most ``max_steps`` model calls; then the turn is stored whole."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import uuid
 from collections.abc import Sequence
@@ -22,6 +23,13 @@ from assistant.agent.events import (
 from assistant.agent.history import fit
 from assistant.agent.leaks import unnamed_host
 from assistant.agent.prompt import system_prompt
+from assistant.agent.replies import (
+    awaiting_text,
+    corrections,
+    invalid_text,
+    max_steps_text,
+    recordable,
+)
 from assistant.agent.untrusted import frame, is_framed
 from assistant.agent.window import TOO_LONG, Window
 from assistant.clock import Clock
@@ -33,13 +41,11 @@ from assistant.llm.types import (
     Message,
     Request,
     TextDelta,
-    ToolCall,
     ToolMessage,
     UserMessage,
 )
 from assistant.memory.conversation import Conversations
 from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCall
-from assistant.tools.validation import out_of_bounds
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +65,8 @@ class AgentSettings:
     assistant_name: str = "Assistant"
     named_hosts: frozenset[str] = frozenset()  # the owner's own services, from the config
     context_tokens: int | None = None  # the model's window, when known
+    max_new_tasks: int = 5  # tasks one turn may create
+    task_tools: frozenset[str] = frozenset({"add_reminder", "add_recurring_task"})
     reply_tokens: int = 1024  # what a reply may take of the window
 
 
@@ -90,6 +98,8 @@ class _Turn:
     steps: int = 0
     recent: list[tuple[Message, int]] = field(default_factory=list)
     shrunk: bool = False
+    done: set[str] = field(default_factory=set)  # side-effecting calls run, by name and arguments
+    new_tasks: int = 0
 
 
 class Agent:
@@ -164,16 +174,19 @@ class Agent:
             turn.steps += 1
             if completion.notice:
                 turn.notices.append(completion.notice)
-            turn.new.append(AssistantMessage(completion.text, _recordable(completion.calls)))
+            turn.new.append(AssistantMessage(completion.text, recordable(completion.calls)))
             if not completion.calls and not completion.broken:
-                return self._answer(turn, completion.text, "answered")
+                text = completion.text
+                if completion.finish_reason == "length":
+                    text += "\n\n(The answer was cut off: it reached the model's length limit.)"
+                return self._answer(turn, text, "answered")
             results = await self._act(turn, completion)
             if results is None:
-                return self._answer(turn, _invalid_text(turn), "invalid")
+                return self._answer(turn, invalid_text(turn.results), "invalid")
             turn.new.extend(_tool_message(r) for r in results)
             if turn.awaiting:  # the turn ends here; the answer to the prompt runs the call
-                return self._answer(turn, _awaiting_text(turn, completion), "awaiting")
-        return self._answer(turn, _max_steps_text(turn), "max_steps")
+                return self._answer(turn, awaiting_text(turn.awaiting, completion), "awaiting")
+        return self._answer(turn, max_steps_text(turn.steps, turn.results), "max_steps")
 
     def _prompt(self, person: Person) -> str:
         return system_prompt(
@@ -228,7 +241,7 @@ class Agent:
                 _close_open_calls(turn, "not run: the call was invalid")
                 return None
             turn.corrections += 1
-            return _corrections(checked, completion)
+            return corrections(checked, completion)
         approved = [await self._approve(turn, c) for c in checked]
         return await self._execute(turn, approved)
 
@@ -237,6 +250,8 @@ class Agent:
         if isinstance(item, ToolResult):
             return item
         tool = item.tool
+        if refusal := self._repeat_or_over(turn, item):
+            return await self._executor.refuse(item, turn.context, refusal)
         reason = tool.approval_reason(item.arguments)
         if reason is None and turn.tainted:
             reason = self._tainted(turn, item)
@@ -247,6 +262,21 @@ class Agent:
             return ToolResult(item.call.id, tool.name, AWAITING, outcome="pending")
         why = "not run: nobody could be asked to approve it"
         return await self._executor.refuse(item, turn.context, why)
+
+    def _repeat_or_over(self, turn: _Turn, item: ValidCall) -> str | None:
+        """Why a side-effecting call is not run again: the same call already ran in this turn,
+        or the turn made as many tasks as it may."""
+        if item.tool.read_only:
+            return None
+        key = f"{item.tool.name} {json.dumps(item.json_arguments, sort_keys=True, default=str)}"
+        if key in turn.done:
+            return "already done in this turn with these arguments; not run again"
+        if item.tool.name in self._settings.task_tools:
+            if turn.new_tasks >= self._settings.max_new_tasks:
+                return f"one message may create at most {self._settings.max_new_tasks} tasks"
+            turn.new_tasks += 1
+        turn.done.add(key)
+        return None
 
     def _tainted(self, turn: _Turn, item: ValidCall) -> str | None:
         """Why a call needs approval in a turn whose input holds outside content."""
@@ -330,37 +360,6 @@ def _tool_message(result: ToolResult) -> ToolMessage:
     return ToolMessage(result.call_id, result.name, result.content, result.is_error)
 
 
-def _recordable(calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
-    """The calls as history keeps them: arguments too deep or big to send again are replaced
-    by why (the call itself is refused with that reason when it is checked)."""
-    return tuple(
-        replace(call, arguments={"refused": problem})
-        if (problem := out_of_bounds(call.arguments))
-        else call
-        for call in calls
-    )
-
-
-def _corrections(
-    checked: Sequence[ValidCall | ToolResult], completion: Completion
-) -> list[ToolResult]:
-    """Errors for the invalid calls; the valid ones are held back so that nothing half runs."""
-    held = "not run: another call in this reply was invalid; send all the calls again, fixed"
-    results = [
-        c
-        if isinstance(c, ToolResult)
-        else ToolResult(c.call.id, c.call.name, held, True, "invalid")
-        for c in checked
-    ]
-    results += [
-        ToolResult(
-            f"unreadable-{n}", "unreadable_call", f"{b.reason}: {b.snippet}", True, "invalid"
-        )
-        for n, b in enumerate(completion.broken)
-    ]
-    return results
-
-
 def _close_open_calls(turn: _Turn, reason: str) -> None:
     """Give every call of the last reply a result, so the stored history stays well formed."""
     last = next((m for m in reversed(turn.new) if isinstance(m, AssistantMessage)), None)
@@ -369,29 +368,4 @@ def _close_open_calls(turn: _Turn, reason: str) -> None:
     answered = {m.call_id for m in turn.new if isinstance(m, ToolMessage)}
     turn.new.extend(
         ToolMessage(c.id, c.name, reason, True) for c in last.calls if c.id not in answered
-    )
-
-
-def _awaiting_text(turn: _Turn, completion: Completion) -> str:
-    names = ", ".join(dict.fromkeys(turn.awaiting))
-    ask = f"I need your approval to run {names}: answer the request above. It runs only then."
-    return f"{completion.text.strip()}\n\n{ask}" if completion.text.strip() else ask
-
-
-def _invalid_text(turn: _Turn) -> str:
-    problems = [r for r in turn.results if r.outcome in ("invalid", "unknown_tool")]
-    detail = "; ".join(f"{r.name}: {r.content.splitlines()[0]}" for r in problems[-3:])
-    return (
-        "I could not do that: the model kept making invalid tool calls, so nothing was run."
-        + (f" ({detail})" if detail else "")
-        + " Try saying it differently."
-    )
-
-
-def _max_steps_text(turn: _Turn) -> str:
-    done = [f"- {r.name}: {'failed' if r.is_error else 'done'}" for r in turn.results]
-    lines = "\n".join(done) if done else "- nothing yet"
-    return (
-        f"I stopped after {turn.steps} steps without a final answer. What I did:\n{lines}\n"
-        "Ask me to continue if you want more."
     )

@@ -59,8 +59,9 @@ class AnthropicModel(RetryingAdapter):
         timeout: float = 60.0,
         max_tokens: int = 1024,
         retry: RetryPolicy | None = None,
+        temperature: float | None = None,
     ) -> None:
-        super().__init__(endpoint, timeout, retry)
+        super().__init__(endpoint, timeout, retry, temperature)
         self._max_tokens = max_tokens
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=endpoint.base_url, timeout=timeout, max_retries=0
@@ -71,7 +72,7 @@ class AnthropicModel(RetryingAdapter):
         await self._client.close()
 
     async def _complete(self, request: Request) -> Completion:
-        body = payload(self._endpoint.model, request, self._max_tokens, stream=False)
+        body = self._tuned(payload(self._endpoint.model, request, self._max_tokens, stream=False))
         try:
             async with asyncio.timeout(self._timeout + 5):
                 reply = await self._client.messages.create(**cast(Any, body))
@@ -80,7 +81,7 @@ class AnthropicModel(RetryingAdapter):
         return read_completion(reply.to_dict())
 
     async def _stream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        body = payload(self._endpoint.model, request, self._max_tokens, stream=True)
+        body = self._tuned(payload(self._endpoint.model, request, self._max_tokens, stream=True))
         assembly = StreamAssembly()
         try:
             async with asyncio.timeout(self._timeout + 5):

@@ -14,7 +14,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from assistant.errors import (
     ContextTooLongError,
@@ -207,10 +207,23 @@ class RetryingAdapter(ABC):
 
     provider = ""
 
-    def __init__(self, endpoint: Endpoint, timeout: float, retry: RetryPolicy | None) -> None:
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        timeout: float,
+        retry: RetryPolicy | None,
+        temperature: float | None = None,
+    ) -> None:
         self._endpoint = endpoint
         self._timeout = timeout
         self._retry = retry or RetryPolicy()
+        self._temperature = temperature
+
+    def _tuned(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The request body with the configured sampling temperature, when one is set."""
+        if self._temperature is not None:
+            body["temperature"] = self._temperature
+        return body
 
     @property
     def name(self) -> str:

@@ -63,8 +63,9 @@ class OpenAIModel(RetryingAdapter):
         timeout: float = 60.0,
         max_tokens: int | None = None,
         retry: RetryPolicy | None = None,
+        temperature: float | None = None,
     ) -> None:
-        super().__init__(endpoint, timeout, retry)
+        super().__init__(endpoint, timeout, retry, temperature)
         self._max_tokens = max_tokens
         # Retries are ours (bounded, Retry-After honoured); the SDK's would double them.
         self._client = openai.AsyncOpenAI(
@@ -79,7 +80,9 @@ class OpenAIModel(RetryingAdapter):
         await self._client.close()
 
     async def _complete(self, request: Request) -> Completion:
-        body = payload(self._endpoint.model, request, stream=False, max_tokens=self._max_tokens)
+        body = self._tuned(
+            payload(self._endpoint.model, request, stream=False, max_tokens=self._max_tokens)
+        )
         try:
             async with asyncio.timeout(self._timeout + 5):
                 # The body is ours, already plain JSON: posting it as is skips the SDK's
@@ -90,7 +93,9 @@ class OpenAIModel(RetryingAdapter):
         return read_completion(reply.to_dict())
 
     async def _stream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        body = payload(self._endpoint.model, request, stream=True, max_tokens=self._max_tokens)
+        body = self._tuned(
+            payload(self._endpoint.model, request, stream=True, max_tokens=self._max_tokens)
+        )
         assembly = StreamAssembly()
         try:
             async with asyncio.timeout(self._timeout + 5):

@@ -66,6 +66,7 @@ def build_model(config: Config, db: Database) -> ToolModeModel:
             timeout=settings.timeout_seconds,
             max_tokens=settings.max_tokens,
             retry=retry,
+            temperature=settings.temperature,
         )
     else:
         from assistant.llm.openai import OpenAIModel
@@ -76,5 +77,6 @@ def build_model(config: Config, db: Database) -> ToolModeModel:
             timeout=settings.timeout_seconds,
             max_tokens=settings.max_tokens,
             retry=retry,
+            temperature=settings.temperature,
         )
     return ToolModeModel(adapter, settings.tool_mode, StoredModes(db))
