@@ -85,6 +85,7 @@ class LLMSettings(_Section):
     history_tokens: int = Field(default=6000, ge=500, le=1_000_000)
     context_tokens: int = Field(default=0, ge=0, le=10_000_000)  # 0: not set
     temperature: float = Field(default=0.2, ge=0, le=2)
+    max_tasks_per_turn: int = Field(default=5, ge=1, le=100)
     turn_timeout_seconds: float = Field(default=300.0, gt=0, le=3600)
     retries: int = Field(default=2, ge=0, le=10)
     retry_max_wait_seconds: float = Field(default=30.0, ge=0, le=600)

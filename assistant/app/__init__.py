@@ -133,6 +133,7 @@ def agent_settings(config: Config) -> AgentSettings:
         history_tokens=llm.history_tokens,
         stream=llm.stream,
         context_tokens=llm.context_tokens or None,
+        max_new_tasks=llm.max_tasks_per_turn,
         reply_tokens=llm.max_tokens,
         named_hosts=frozenset(
             h.lower().rstrip(".")
