@@ -160,4 +160,17 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE scheduled_tasks ADD COLUMN paused_by TEXT;
     ALTER TABLE audit ADD COLUMN task_id TEXT;
     """,
+    # 7: a model's remembered tool mode may be grammar (a schema-constrained JSON reply).
+    """
+    CREATE TABLE llm_modes_new (
+        model   TEXT PRIMARY KEY,
+        mode    TEXT NOT NULL CHECK (mode IN ('native', 'text', 'grammar')),
+        reason  TEXT NOT NULL DEFAULT '',
+        since   TEXT NOT NULL
+    );
+    INSERT INTO llm_modes_new (model, mode, reason, since)
+        SELECT model, mode, reason, since FROM llm_modes;
+    DROP TABLE llm_modes;
+    ALTER TABLE llm_modes_new RENAME TO llm_modes;
+    """,
 )

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ),
         (
             {"llm": {"tool_mode": "magic"}},
-            "llm.tool_mode: must be one of 'native', 'text' or 'auto', got 'magic'",
+            "llm.tool_mode: must be one of 'native', 'text', 'grammar' or 'auto', got 'magic'",
         ),
         ({"tools": {"summary_chars": 10}}, "tools.summary_chars: must be >= 100, got 10"),
         ({"llm": 5}, "config.toml: llm: input should be a valid dictionary"),

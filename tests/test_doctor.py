@@ -7,9 +7,10 @@ import sys
 
 from fake_telegram import TOKEN, FakeTelegram
 from fakehttp import fake_server
-from llm_fixtures import chat_reply, error_reply
+from llm_fixtures import call, chat_reply, error_reply
 
 from assistant.app import Setup
+from assistant.app.doctor import _model as _model_line
 from assistant.app.doctor import _sandbox, doctor
 from assistant.cli import main
 from assistant.config import parse_config
@@ -30,12 +31,13 @@ async def test_a_healthy_installation_passes_every_check(tmp_path, monkeypatch):
     monkeypatch.setenv("TEST_TOKEN", TOKEN)
     async with fake_server() as model, fake_server() as telegram_server:
         telegram_server.default = FakeTelegram(telegram_server).handle
-        model.script(chat_reply("OK"))
+        model.script(chat_reply(None, (call("p1", "ping", {"word": "hello"}),)))
         out = io.StringIO()
         ok = await doctor(setup_for(tmp_path, f"{model.url}/v1", f"{telegram_server.url}/bot"), out)
         assert model.requests[0].json()["tools"][0]["function"]["name"] == "ping"
     assert ok, out.getvalue()
-    assert "✓ model: gpt-4o-mini" in out.getvalue() and "native tool calls" in out.getvalue()
+    assert "✓ model: gpt-4o-mini" in out.getvalue()
+    assert "tool calls work in native mode (it returned a real tool call)" in out.getvalue()
     assert "✓ telegram: @test_assistant_bot" in out.getvalue()
     assert "✓ code: off (tools.execute_code = false)" in out.getvalue()
 
@@ -47,7 +49,10 @@ async def test_problems_are_named_with_what_to_fix(tmp_path, monkeypatch):
         telegram = FakeTelegram(telegram_server)
         telegram_server.default = telegram.handle
         telegram.fail_next("getMe", 401, "Unauthorized")
-        model.script(error_reply(400, "model does not support tools"))
+        model.script(
+            error_reply(400, "model does not support tools"),
+            chat_reply('{"tool": "ping", "arguments": {"word": "hello"}}'),
+        )
         out = io.StringIO()
         ok = await doctor(
             setup_for(
@@ -57,7 +62,11 @@ async def test_problems_are_named_with_what_to_fix(tmp_path, monkeypatch):
         )
     text = out.getvalue()
     assert not ok
-    assert "✗ model: gpt-4o-mini answers but refuses native tools" in text
+    assert (
+        "tool calls work in grammar mode (it refuses native tools but honours a JSON schema)"
+        in text
+    )
+    assert "set llm.tool_mode = 'grammar' (it is 'native')" in text
     assert "✗ telegram: the token was rejected" in text
 
 
@@ -94,3 +103,14 @@ async def test_doctor_says_why_code_cannot_run_isolated(tmp_path, monkeypatch):
     assert not await _sandbox(setup, out)
     assert out.getvalue().startswith("✗ code: switched off: the sandbox could not be set up")
     assert "user namespaces" in out.getvalue()
+
+
+async def test_a_server_that_silently_drops_tools_is_noticed(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEST_KEY", "k")
+    async with fake_server() as model:
+        model.script(chat_reply("Hello! How can I help?"), chat_reply("hello to you too"))
+        out = io.StringIO()
+        await _model_line(setup_for(tmp_path, f"{model.url}/v1", "http://127.0.0.1:9/bot"), out)
+    assert "tool calls work in text mode (it ignores native tools and does not keep to a JSON" in (
+        out.getvalue()
+    )

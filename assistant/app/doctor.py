@@ -13,10 +13,11 @@ from assistant.app.runtime import UnconfiguredModel, compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
 from assistant.db import open_database
-from assistant.errors import AssistantError, LLMError, ToolsUnsupportedError
+from assistant.errors import AssistantError, LLMError
 from assistant.llm.model import Model
 from assistant.llm.modes import ToolModeModel
-from assistant.llm.types import Request, ToolSpec, UserMessage
+from assistant.llm.probe import probe_mode
+from assistant.llm.types import ToolSpec
 from assistant.telegram.identity import whoami
 
 PING = ToolSpec("ping", "Answer the check.", {"type": "object", "properties": {}})
@@ -75,16 +76,14 @@ async def _probe(setup: Setup, model: Model, out: TextIO) -> bool:
         return _line(out, False, "model", reason)
     inner = model.adapter  # the check is about the endpoint itself, not the tool mode
     try:
-        await _bounded(inner.complete(Request("Reply with OK.", [UserMessage("check")], (PING,))))
-        detail = f"{llm.model} at {llm.base_url} answers, with native tool calls"
-        return _line(out, True, "model", detail)
-    except ToolsUnsupportedError:
-        detail = (
-            f"{llm.model} answers but refuses native tools; tool_mode 'auto' or 'text' handles it"
-        )
-        return _line(out, llm.tool_mode != "native", "model", detail)
+        works, why = await _bounded(probe_mode(inner))
     except (LLMError, TimeoutError) as exc:
         return _line(out, False, "model", str(exc) or f"no answer within {CHECK_SECONDS:g} s")
+    fits = llm.tool_mode in ("auto", works) or (llm.tool_mode == "text")
+    detail = f"{llm.model} at {llm.base_url} answers; tool calls work in {works} mode ({why})"
+    if not fits:
+        detail += f"; set llm.tool_mode = {works!r} (it is {llm.tool_mode!r})"
+    return _line(out, fits, "model", detail)
 
 
 async def _telegram(setup: Setup, out: TextIO) -> bool:

@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 
 from assistant.db import Database
 from assistant.errors import LLMError, ToolsUnsupportedError
+from assistant.llm.grammar import grammar_request, read_grammar_reply
 from assistant.llm.model import Model
 from assistant.llm.textcalls import extract_tool_calls
 from assistant.llm.textmode import read_reply, text_request, visible_prefix
@@ -22,7 +23,7 @@ from assistant.llm.types import Completion, Request, StreamEvent, TextDelta, Too
 
 log = logging.getLogger(__name__)
 
-Configured = Literal["native", "text", "auto"]
+Configured = Literal["native", "text", "grammar", "auto"]
 NOTICE = (
     "ℹ️ This model ({model}) does not take native tool calls ({reason}), so I switched to "
     'writing tool calls as text for it. Everything keeps working; set llm.tool_mode = "text" '
@@ -67,7 +68,10 @@ class StoredModes:
         """The remembered mode of this model, if any."""
         async with self._db.read() as session:
             row = await session.fetchone("SELECT mode FROM llm_modes WHERE model = ?", (model,))
-        return "text" if row and row[0] == "text" else ("native" if row else None)
+        if row is None:
+            return None
+        mode = str(row[0])
+        return mode if mode in ("text", "grammar") else "native"  # type: ignore[return-value]
 
     async def remember(self, model: str, mode: ToolMode, reason: str) -> None:
         """Keep the mode this model works in."""
@@ -114,8 +118,11 @@ class ToolModeModel:
         """Answer, with tools offered in the model's mode."""
         if not request.tools:
             return await self._inner.complete(request)
-        if await self.mode() == "text":
+        mode = await self.mode()
+        if mode == "text":
             return read_reply(await self._inner.complete(text_request(request)))
+        if mode == "grammar":
+            return read_grammar_reply(await self._inner.complete(grammar_request(request)))
         try:
             completion = await self._inner.complete(request)
         except ToolsUnsupportedError:
@@ -126,9 +133,13 @@ class ToolModeModel:
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Stream the answer; in text mode only the prose before a call is streamed."""
-        if request.tools and await self.mode() == "text":
+        mode = await self.mode() if request.tools else "native"
+        if mode == "text":
             async for event in self._text_stream(request, ""):
                 yield event
+            return
+        if mode == "grammar":  # one JSON object: nothing worth showing until it is whole
+            yield await self.complete(request)
             return
         try:
             async for event in self._inner.stream(request):

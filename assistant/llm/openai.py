@@ -133,6 +133,11 @@ def payload(
     body: dict[str, Any] = {"model": model, "messages": messages(request.system, request.messages)}
     if request.tools:
         body["tools"] = [openai_tool(spec) for spec in request.tools]
+    if request.schema is not None:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": dict(request.schema)},
+        }
     if max_tokens:
         body["max_tokens"] = max_tokens
     if stream:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"]
-ToolMode = Literal["native", "text"]
+ToolMode = Literal["native", "text", "grammar"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,7 @@ class Request:
     system: str
     messages: Sequence[Message]
     tools: Sequence[ToolSpec] = ()
+    schema: Mapping[str, Any] | None = None  # grammar mode: the one JSON object to write
 
 
 @dataclass(frozen=True)

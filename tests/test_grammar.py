@@ -1,0 +1,68 @@
+"""Grammar mode: every reply is one schema-constrained JSON object, an answer or a call."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from agent_fixtures import ME, build_rig
+from fakehttp import fake_server
+from llm_fixtures import chat_reply
+
+from assistant.llm.modes import StoredModes
+
+
+@pytest.fixture
+async def server():
+    async with fake_server() as fake:
+        yield fake
+
+
+async def test_a_call_and_an_answer_through_the_schema(server, conn, clock):
+    rig = await build_rig(server, conn, clock, mode="grammar")
+    server.script(
+        chat_reply(json.dumps({"tool": "save_note", "arguments": {"content": "milk"}})),
+        chat_reply(json.dumps({"answer": "Saved your note."})),
+    )
+    answer = await rig.agent.reply(ME, "note: milk")
+    assert answer.text == "Saved your note." and rig.effects.notes == ["milk"]
+    body = server.requests[0].json()
+    assert "tools" not in body and body["response_format"]["type"] == "json_schema"
+    variants = body["response_format"]["json_schema"]["schema"]["anyOf"]
+    assert variants[0]["required"] == ["answer"]
+    save = next(v for v in variants[1:] if v["properties"]["tool"] == {"const": "save_note"})
+    assert save["properties"]["arguments"]["required"] == ["content"]
+    follow_up = server.requests[1].json()["messages"][-1]["content"]
+    assert "[save_note] ok" in follow_up  # the result went back as text
+    await rig.inner.close()
+
+
+async def test_double_encoded_arguments_are_decoded(server, conn, clock):
+    rig = await build_rig(server, conn, clock, mode="grammar")
+    encoded = json.dumps({"content": "eggs"})
+    server.script(
+        chat_reply(json.dumps({"tool": "save_note", "arguments": encoded})),
+        chat_reply(json.dumps({"answer": "ok"})),
+    )
+    await rig.agent.reply(ME, "note: eggs")
+    assert rig.effects.notes == ["eggs"]
+    await rig.inner.close()
+
+
+async def test_an_object_that_is_neither_gets_a_correction_never_silence(server, conn, clock):
+    rig = await build_rig(server, conn, clock, mode="grammar")
+    server.script(
+        chat_reply(json.dumps({"reply": "hm"})),
+        chat_reply(json.dumps({"answer": "Sorry, here it is."})),
+    )
+    answer = await rig.agent.reply(ME, "hello")
+    assert answer.text == "Sorry, here it is."
+    corrected = json.dumps(server.requests[1].json()["messages"])
+    assert "not an answer or a tool call object" in corrected
+    await rig.inner.close()
+
+
+async def test_the_grammar_mode_is_remembered_per_model(conn):
+    modes = StoredModes(conn)
+    await modes.remember("m@x", "grammar", "it honours a schema")
+    assert await modes.recall("m@x") == "grammar"
