@@ -66,3 +66,13 @@ async def test_the_grammar_mode_is_remembered_per_model(conn):
     modes = StoredModes(conn)
     await modes.remember("m@x", "grammar", "it honours a schema")
     assert await modes.recall("m@x") == "grammar"
+
+
+async def test_a_call_written_as_text_in_native_mode_is_run_not_shown(server, conn, clock):
+    rig = await build_rig(server, conn, clock, mode="native")
+    written = '```json\n{"tool": "save_note", "args": {"content": "tea"}}\n```'
+    server.script(chat_reply(written), chat_reply("Saved."))
+    answer = await rig.agent.reply(ME, "note: tea")
+    assert rig.effects.notes == ["tea"] and answer.text == "Saved."
+    assert '"tool"' not in answer.text
+    await rig.inner.close()

@@ -165,13 +165,16 @@ class ToolModeModel:
                 shown = visible
 
     async def _written_calls(self, completion: Completion, request: Request) -> Completion:
-        """A native-mode reply that wrote its calls as text: switch and read them."""
-        if self._configured != "auto" or completion.calls or not completion.text:
+        """A native-mode reply that wrote its calls as text: read them (and in auto mode,
+        switch to text mode for good)."""
+        if completion.calls or not completion.text:
             return completion
         found = extract_tool_calls(completion.text)
         known = {spec.name for spec in request.tools}
         if not any(call.name in known for call in found.calls):
             return completion
+        if self._configured != "auto":  # run them as calls all the same; never show them raw
+            return read_reply(completion)
         notice = await self._fall_back("it wrote them as text")
         return replace(read_reply(completion), notice=notice)
 
