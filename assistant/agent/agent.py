@@ -164,9 +164,8 @@ class Agent:
         history = fit(recent, budget, strict=window.known)
         # Taint follows the content: outside content still in the model's input taints this turn.
         tainted = any(isinstance(m, ToolMessage) and is_framed(m.content) for m in history)
-        turn = _Turn(person, context, history, sink, new=[UserMessage(text)], tainted=tainted)
-        turn.recent = recent
-        return turn
+        new: list[Message] = [UserMessage(text)]
+        return _Turn(person, context, history, sink, new=new, tainted=tainted, recent=recent)
 
     async def _run(self, turn: _Turn) -> Answer:
         while turn.steps < self._settings.max_steps:

@@ -10,7 +10,6 @@ from assistant.tasks import words
 from assistant.tasks.phrases import Rewritten
 from assistant.tasks.reading import (
     MAX_AHEAD,
-    MIN_INTERVAL,
     Parsed,
     Reading,
     check_length,
@@ -31,7 +30,7 @@ def parse_once(text: str, zone: str, now: datetime, rewritten: Rewritten | None 
     canonical words, when the caller rewrote it."""
     check_length(text)
     tz = zone_named(zone)
-    reading = _reading(text, zone, now, ONCE_FORMS, rewritten)
+    reading = Reading.of(text, zone, now, ONCE_FORMS, rewritten)
     t = reading.words
     if not t:
         raise reading.fail("it is empty")
@@ -45,15 +44,6 @@ def parse_once(text: str, zone: str, now: datetime, rewritten: Rewritten | None 
     if at <= now:
         raise reading.fail(f"{wall:%Y-%m-%d %H:%M} in {zone} is in the past")
     return reading.parsed(Once(at, zone), describe(at, zone), at, note)
-
-
-def _reading(
-    text: str, zone: str, now: datetime, forms: str, rewritten: Rewritten | None,
-    *, minimum: timedelta = MIN_INTERVAL,
-) -> Reading:  # fmt: skip
-    if rewritten is None or rewritten.text == words.normalize(text):
-        return Reading(text, zone, now, forms, minimum, note=rewritten.note if rewritten else "")
-    return Reading(rewritten.text, zone, now, forms, minimum, said=text, note=rewritten.note)
 
 
 def _plural_day(t: str) -> bool:

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from assistant.clock import shorten, zone_or_none
 from assistant.errors import ScheduleError
 from assistant.tasks import words
+from assistant.tasks.phrases import Rewritten
 from assistant.tasks.schedule import Schedule
 
 MAX_AHEAD = timedelta(days=3660)
@@ -54,6 +55,17 @@ class Reading:
     minimum: timedelta = MIN_INTERVAL
     said: str = ""  # what the user wrote, when ``text`` is its rewriting
     note: str = ""  # how the rewriting read something (the next 3:30)
+
+    @classmethod
+    def of(
+        cls, text: str, zone: str, now: datetime, forms: str, rewritten: Rewritten | None,
+        *, minimum: timedelta = MIN_INTERVAL,
+    ) -> Reading:  # fmt: skip
+        """A reading of ``text``, or of its canonical rewriting while errors quote ``text``."""
+        if rewritten is None or rewritten.text == words.normalize(text):
+            note = rewritten.note if rewritten else ""
+            return cls(text, zone, now, forms, minimum, note=note)
+        return cls(rewritten.text, zone, now, forms, minimum, said=text, note=rewritten.note)
 
     @property
     def words(self) -> str:

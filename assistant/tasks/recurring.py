@@ -10,7 +10,6 @@ from croniter import croniter
 
 from assistant.errors import ScheduleError
 from assistant.tasks import words
-from assistant.tasks.oneshot import _reading
 from assistant.tasks.phrases import Rewritten
 from assistant.tasks.reading import (
     MAX_AHEAD,
@@ -68,7 +67,7 @@ def parse_recurring(
     canonical words, when the caller rewrote it."""
     check_length(text)
     zone_named(zone)
-    reading = _reading(text, zone, now, RECURRING_FORMS, rewritten, minimum=min_interval)
+    reading = Reading.of(text, zone, now, RECURRING_FORMS, rewritten, minimum=min_interval)
     t = reading.words
     if not t:
         raise reading.fail("it is empty")
