@@ -1,4 +1,5 @@
-"""Speed of the text tool-call reader: a realistic 1 MB reply, and adversarial inputs by size.
+"""Speed of the text tool-call reader (model markup, then JSON): a realistic 1 MB reply,
+and adversarial inputs by size.
 
 Run: .venv/bin/python bench/parser.py
 Goals: a 1 MB reply holding 100 calls under 50 ms; every input linear, none over 50 ms per MB.
@@ -40,6 +41,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "closed fences of calls": lambda n: f"```json\n{CALL}\n```\n" * (n // (len(CALL) + 13)),
     "unclosed tags": lambda n: "<tool_call>{" * (n // 12),
     "binary junk": lambda n: (bytes(range(256)).decode("latin-1") * (n // 256 + 1))[:n],
+    "unclosed model markup": lambda n: "<tool_call><function=x[TOOL_CALLS]" * (n // 34),
+    "reasoning blocks": lambda n: "<think>x</think>" * (n // 16),
+    "stray end markers <|end|>": lambda n: "<|end|>" * (n // 7),
+    "call-like lines [f(": lambda n: "[f(\n" * (n // 4),
+    "Mistral calls": lambda n: '[TOOL_CALLS]get_time{"a": 1}' * (n // 28),
+    "all '<'": lambda n: "<" * n,
 }
 
 

@@ -64,10 +64,10 @@ CASES = [
         "Let me check.",
         0,
     ),
-    # 13. OpenAI's function shape, arguments double-encoded as a string (decoded by validation).
+    # 13. OpenAI's function shape, arguments double-encoded as a string: decoded.
     (
         '{"type": "function", "function": {"name": "search_web", "arguments": "{\\"query\\": \\"news\\"}"}}',
-        [("search_web", '{"query": "news"}')],
+        [("search_web", {"query": "news"})],
         "",
         0,
     ),

@@ -16,9 +16,10 @@ from typing import Literal, Protocol
 from assistant.db import Database
 from assistant.errors import LLMError, ToolsUnsupportedError
 from assistant.llm.grammar import grammar_request, read_grammar_reply
+from assistant.llm.markup import without_reasoning
 from assistant.llm.model import Model
 from assistant.llm.textcalls import extract_tool_calls
-from assistant.llm.textmode import read_reply, text_request, visible_prefix
+from assistant.llm.textmode import HeldBack, read_reply, text_request
 from assistant.llm.types import Completion, Request, StreamEvent, TextDelta, ToolMode
 
 log = logging.getLogger(__name__)
@@ -141,33 +142,34 @@ class ToolModeModel:
         if mode == "grammar":  # one JSON object: nothing worth showing until it is whole
             yield await self.complete(request)
             return
+        held = HeldBack()  # a call written as text in native mode is never shown either
         try:
             async for event in self._inner.stream(request):
-                if isinstance(event, Completion) and request.tools:
+                if isinstance(event, Completion):
                     yield await self._written_calls(event, request)
-                else:
+                elif not request.tools:
                     yield event
+                elif visible := held.feed(event.text):
+                    yield TextDelta(visible)
         except ToolsUnsupportedError:
             notice = await self._fall_back("the endpoint refuses them")
             async for event in self._text_stream(request, notice):
                 yield event
 
     async def _text_stream(self, request: Request, notice: str) -> AsyncIterator[StreamEvent]:
-        shown, received = "", ""
+        held = HeldBack()
         async for event in self._inner.stream(text_request(request)):
             if isinstance(event, Completion):
                 yield replace(read_reply(event), notice=notice)
                 return
-            received += event.text
-            visible = visible_prefix(received)
-            if len(visible) > len(shown):
-                yield TextDelta(visible[len(shown) :])
-                shown = visible
+            if visible := held.feed(event.text):
+                yield TextDelta(visible)
 
     async def _written_calls(self, completion: Completion, request: Request) -> Completion:
         """A native-mode reply that wrote its calls as text: read them (and in auto mode,
-        switch to text mode for good)."""
-        if completion.calls or not completion.text:
+        switch to text mode for good). Reasoning written into the text is never shown."""
+        completion = replace(completion, text=without_reasoning(completion.text))
+        if completion.calls or not completion.text or not request.tools:
             return completion
         found = extract_tool_calls(completion.text)
         known = {spec.name for spec in request.tools}

@@ -16,6 +16,8 @@ import json
 import re
 from typing import Any
 
+from assistant.llm.jsonscan import Next, Unreadable, find, raw_decode
+from assistant.llm.markup import read_markup
 from assistant.llm.types import BrokenCall, Extraction, ToolCall
 
 _FENCE, _TAG_OPEN, _TAG_CLOSE = "```", "<tool_call>", "</tool_call>"
@@ -36,19 +38,21 @@ _TOOL_FENCE = "```tool"
 _ARG_KEYS = ("args", "arguments", "parameters", "input")
 _BLANK_LINES = re.compile(r"\n[^\S\n]*(?:\n[^\S\n]*)+\n")
 _SNIPPET = 160
-_FIRST_SLICE = 256
-_CUT_MARGIN = 8
 MAX_CALLS = 256
 MAX_BROKEN = 16
 # Above this size a reply is read in a worker thread, so that other chats are not kept waiting.
 THREAD_THRESHOLD = 64 * 1024
 
-_DECODER = json.JSONDecoder()
-
 
 def extract_tool_calls(text: str) -> Extraction:
     """Split a model's reply into its prose, the tool calls it wrote, and broken attempts."""
-    return _Reader(text).read()
+    marked = read_markup(text)
+    rest = _Reader(marked.text).read()
+    if not marked.calls and not marked.broken:
+        return rest
+    named = [*marked.calls, *rest.calls][:MAX_CALLS]
+    calls = tuple(ToolCall(f"call_{i}", c.name, c.arguments) for i, c in enumerate(named, 1))
+    return Extraction(rest.text, calls, (*marked.broken, *rest.broken)[:MAX_BROKEN])
 
 
 async def read_tool_calls(text: str) -> Extraction:
@@ -66,9 +70,9 @@ class _Reader:
         self.kept: list[str] = []
         self.calls: list[ToolCall] = []
         self.broken: list[BrokenCall] = []
-        self._next_key = _Next(_ANY_KEY, text)
-        self._next_tag = _Next(_TAG_OPEN, text)
-        self._next_tool_fence = _Next(_TOOL_FENCE, text)
+        self._next_key = Next(_ANY_KEY, text)
+        self._next_tag = Next(_TAG_OPEN, text)
+        self._next_tool_fence = Next(_TOOL_FENCE, text)
 
     def read(self) -> Extraction:
         text, pos = self.text, 0
@@ -145,13 +149,13 @@ class _Reader:
     def _block(self, begin: int, start: int, closer: str, *, attempt: bool) -> int:
         """Read the calls of a fenced or tagged block; keep it as prose if it holds none."""
         text, pos, used = self.text, start, False
-        close = _find(text, closer, start)
+        close = find(text, closer, start)
         while not self._full() and (match := _KEY_ONLY.search(text, pos, close)) is not None:
             opening = self._start_of(match, pos)
             pos, found = (match.end(), False) if opening is None else self._decode(opening)
             used = used or found
             if pos > close:  # the closer stood inside a JSON string
-                close = _find(text, closer, pos)
+                close = find(text, closer, pos)
         if not used and (attempt or _LOOSE_KEY.search(text, start, close)):
             used = self._report_unparsable(start, close)
         after = min(len(text), close + len(closer))
@@ -178,14 +182,14 @@ class _Reader:
         """Decode the call-like JSON at ``begin``; return where it ends and if it was a call."""
         text = self.text
         try:
-            value, end = _raw_decode(text, begin)
-        except _Unreadable as exc:
+            value, end = raw_decode(text, begin)
+        except Unreadable as exc:
             end = max(exc.pos, begin + 1)
             self._add_broken(begin, end, f"not valid JSON: {exc.msg}")
             return end, True
         except RecursionError:
             # Too deep for the C decoder: the rest up to the next block is one broken attempt.
-            end = min(_find(text, _FENCE, begin), _find(text, _TAG_OPEN, begin))
+            end = min(find(text, _FENCE, begin), find(text, _TAG_OPEN, begin))
             self._add_broken(begin, end, "JSON nested too deeply to be a tool call")
             return end, True
         return end, self._add_calls(value, begin, end)
@@ -239,61 +243,16 @@ def _as_call(obj: Any) -> tuple[str, Any] | str | None:
 
 
 def _arguments(obj: dict[str, Any]) -> Any:
-    return next((obj[key] for key in _ARG_KEYS if key in obj), {})
+    arguments: Any = next((obj[key] for key in _ARG_KEYS if key in obj), {})
+    if isinstance(arguments, str) and arguments.lstrip().startswith("{"):
+        try:  # arguments sent as a JSON string, as the OpenAI wire format does
+            return json.loads(arguments)
+        except (json.JSONDecodeError, RecursionError):
+            return arguments
+    return arguments
 
 
 def _named(name: Any, arguments: Any) -> tuple[str, Any] | str:
     if not isinstance(name, str) or not name.strip():
         return f"the tool name must be a non-empty string, got {json.dumps(name)[:40]}"
     return name.strip(), arguments
-
-
-def _find(text: str, needle: str, start: int) -> int:
-    index = text.find(needle, start)
-    return len(text) if index < 0 else index
-
-
-class _Next:
-    """The next match of a pattern or string at or after a position, sought again once passed."""
-
-    def __init__(self, needle: re.Pattern[str] | str, text: str) -> None:
-        self._needle, self._text, self._at = needle, text, -1
-
-    def at_or_after(self, start: int) -> int:
-        if self._at < start:
-            if isinstance(self._needle, str):
-                self._at = _find(self._text, self._needle, start)
-            else:
-                match = self._needle.search(self._text, start)
-                self._at = match.start() if match else len(self._text)
-        return self._at
-
-
-class _Unreadable(Exception):
-    """The JSON at a position is invalid; ``pos`` is where reading failed, in the whole text."""
-
-    def __init__(self, msg: str, pos: int) -> None:
-        super().__init__(msg)
-        self.msg, self.pos = msg, pos
-
-
-def _raw_decode(text: str, begin: int) -> tuple[Any, int]:
-    """Decode one JSON value at ``begin`` from growing slices of the text.
-
-    ``JSONDecodeError`` counts lines from the start of the document it was given, so decoding
-    from the whole text would cost O(position) per failure; slices keep it O(span read).
-    """
-    size = _FIRST_SLICE
-    while True:
-        chunk = text[begin : begin + size]
-        try:
-            value, end = _DECODER.raw_decode(chunk)
-        except json.JSONDecodeError as exc:
-            cut = begin + size < len(text) and (
-                exc.pos >= len(chunk) - _CUT_MARGIN or exc.msg.startswith("Unterminated string")
-            )
-            if not cut:
-                raise _Unreadable(exc.msg, begin + exc.pos) from None
-            size *= 4
-            continue
-        return value, begin + end

@@ -4,10 +4,12 @@ from the reply, and results sent back as a message that names each tool and its 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from assistant.llm.catalogue import text_catalogue
+from assistant.llm.markup import MARKERS
 from assistant.llm.textcalls import extract_tool_calls
 from assistant.llm.types import (
     AssistantMessage,
@@ -19,8 +21,12 @@ from assistant.llm.types import (
     UserMessage,
 )
 
-# Where a streamed reply may start writing a call: text from there on is held back.
-CALL_MARKERS = ("```", "<tool_call>", "{", "[{")
+# Where a streamed reply may start writing a call or reasoning: from there on it is held back.
+CALL_MARKERS = ("```", "<tool_call>", "{", "[{", *MARKERS)
+_LONGEST = max(map(len, CALL_MARKERS))
+_PREFIXES = frozenset(m[:k] for m in CALL_MARKERS for k in range(1, len(m)))
+# A line that starts, or may be starting, a Python-call list: "[name(" or a beginning of it.
+_PYTHON_LINE = re.compile(r"(?:\A|\n)[^\S\n]*+\[[^\S\n]*+(?:[A-Za-z_][\w.]*+(?:\(|\Z)|\Z)")
 
 INSTRUCTIONS = """\
 You can use tools. To call one, write a JSON block in this form and stop:
@@ -96,7 +102,46 @@ def read_reply(completion: Completion) -> Completion:
     )
 
 
-def visible_prefix(text: str) -> str:
-    """The part of a streamed text-mode reply before anything that may be a call."""
-    cut = min((i for m in CALL_MARKERS if (i := text.find(m)) >= 0), default=len(text))
-    return text[:cut]
+class HeldBack:
+    """A streamed reply shown up to where a call or reasoning may start; the rest waits for
+    the whole reply, which is read as calls and prose. Each delta is searched once."""
+
+    def __init__(self) -> None:
+        self._received = ""
+        self._shown = 0
+        self._cut: int | None = None
+
+    def feed(self, delta: str) -> str:
+        """The newly visible text after this delta (empty while it is held back)."""
+        start = max(0, len(self._received) - _LONGEST)
+        self._received += delta
+        if self._cut is None:
+            self._cut = _first_marker(self._received, start)
+        end = self._cut if self._cut is not None else _safe_end(self._received)
+        if end <= self._shown:
+            return ""
+        shown, self._shown = self._shown, end
+        return self._received[shown:end]
+
+
+def _first_marker(text: str, start: int) -> int | None:
+    found = [i for m in CALL_MARKERS if (i := text.find(m, start)) >= 0]
+    line = _PYTHON_LINE.search(text, max(0, text.rfind("\n", 0, start)))
+    if line and line.group().endswith("("):
+        found.append(_line_start(line))
+    return min(found, default=None)
+
+
+def _line_start(line: re.Match[str]) -> int:
+    return line.start() + line.group().startswith("\n")
+
+
+def _safe_end(text: str) -> int:
+    """The end of what may be shown: not a tail that may grow into a marker."""
+    line = _PYTHON_LINE.search(text, max(0, text.rfind("\n")))
+    if line is not None:
+        return _line_start(line)
+    for size in range(min(_LONGEST, len(text)), 0, -1):
+        if text[-size:] in _PREFIXES:
+            return len(text) - size
+    return len(text)
