@@ -13,6 +13,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.llm.probe import ASK as PROBE_ASK
+
 
 @dataclass
 class Received:
@@ -44,11 +46,17 @@ Handler = Callable[[Received], Awaitable[Reply] | Reply]
 
 
 class FakeServer:
-    """Answers each request with the next scripted reply (or a handler's), recording requests."""
+    """Answers each request with the next scripted reply (or a handler's), recording requests.
+
+    The assistant's tool-mode probe is answered apart, as a server with native tool calls
+    answers it, unless a test scripts the probe's replies; probes are recorded in ``probes``.
+    """
 
     def __init__(self) -> None:
         self.requests: list[Received] = []
         self.replies: list[Reply | Handler] = []
+        self.probes: list[Received] = []
+        self.probe_replies: list[Reply] = []
         self.default: Handler | None = None  # answers whatever was not scripted
         self.arrived = asyncio.Event()
         self._server: asyncio.Server | None = None
@@ -57,6 +65,9 @@ class FakeServer:
 
     def script(self, *replies: Reply | Handler) -> None:
         self.replies.extend(replies)
+
+    def script_probe(self, *replies: Reply) -> None:
+        self.probe_replies.extend(replies)
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
@@ -74,6 +85,11 @@ class FakeServer:
         self._writers.add(writer)
         try:
             while request := await _read(reader):
+                if _PROBE in request.body:
+                    self.probes.append(request)
+                    reply = self.probe_replies.pop(0) if self.probe_replies else _native_ping()
+                    await _write(writer, reply)
+                    continue
                 self.requests.append(request)
                 self.arrived.set()
                 reply = await self._reply_for(request)
@@ -97,6 +113,17 @@ class FakeServer:
             return scripted
         result = scripted(request)
         return await result if not isinstance(result, Reply) else result
+
+
+_PROBE = json.dumps(PROBE_ASK).encode()[1:-1]
+
+
+def _native_ping() -> Reply:
+    """The probe's answer from a server that makes real tool calls."""
+    call = {"id": "p", "type": "function", "function": {"name": "ping", "arguments": "{}"}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+    return Reply(json={"id": "x", "object": "chat.completion", "created": 1, "choices": [choice]})
 
 
 async def _read(reader: asyncio.StreamReader) -> Received | None:

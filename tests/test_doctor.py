@@ -31,10 +31,10 @@ async def test_a_healthy_installation_passes_every_check(tmp_path, monkeypatch):
     monkeypatch.setenv("TEST_TOKEN", TOKEN)
     async with fake_server() as model, fake_server() as telegram_server:
         telegram_server.default = FakeTelegram(telegram_server).handle
-        model.script(chat_reply(None, (call("p1", "ping", {"word": "hello"}),)))
+        model.script_probe(chat_reply(None, (call("p1", "ping", {"word": "hello"}),)))
         out = io.StringIO()
         ok = await doctor(setup_for(tmp_path, f"{model.url}/v1", f"{telegram_server.url}/bot"), out)
-        assert model.requests[0].json()["tools"][0]["function"]["name"] == "ping"
+        assert model.probes[0].json()["tools"][0]["function"]["name"] == "ping"
     assert ok, out.getvalue()
     assert "✓ model: gpt-4o-mini" in out.getvalue()
     assert "tool calls work in native mode (it returned a real tool call)" in out.getvalue()
@@ -49,7 +49,7 @@ async def test_problems_are_named_with_what_to_fix(tmp_path, monkeypatch):
         telegram = FakeTelegram(telegram_server)
         telegram_server.default = telegram.handle
         telegram.fail_next("getMe", 401, "Unauthorized")
-        model.script(
+        model.script_probe(
             error_reply(400, "model does not support tools"),
             chat_reply('{"tool": "ping", "arguments": {"word": "hello"}}'),
         )
@@ -108,7 +108,7 @@ async def test_doctor_says_why_code_cannot_run_isolated(tmp_path, monkeypatch):
 async def test_a_server_that_silently_drops_tools_is_noticed(tmp_path, monkeypatch):
     monkeypatch.setenv("TEST_KEY", "k")
     async with fake_server() as model:
-        model.script(chat_reply("Hello! How can I help?"), chat_reply("hello to you too"))
+        model.script_probe(chat_reply("Hello! How can I help?"), chat_reply("hello to you too"))
         out = io.StringIO()
         await _model_line(setup_for(tmp_path, f"{model.url}/v1", "http://127.0.0.1:9/bot"), out)
     assert "tool calls work in text mode (it ignores native tools and does not keep to a JSON" in (

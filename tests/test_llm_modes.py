@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from fakehttp import fake_server
 from llm_fixtures import chat_reply, chat_stream, check_snapshot, error_reply
@@ -110,3 +112,57 @@ async def test_auto_stream_falls_back_when_tools_are_refused(server, inner):
     events = [e async for e in ToolModeModel(inner, "auto").stream(ASK)]
     final = events[-1]
     assert isinstance(final, Completion) and final.text == "It is noon." and final.notice
+
+
+GRAMMAR_PING = chat_reply('{"tool": "ping", "args": {"word": "hello"}}')
+
+
+async def test_auto_probes_once_learns_grammar_and_remembers_it(server, inner, conn):
+    # a server that silently drops tools: prose to the native probe, JSON to the schema
+    server.script_probe(chat_reply("Hello! How can I help?"), GRAMMAR_PING)
+    server.script(chat_reply('{"answer": "It is noon."}'))
+    model = ToolModeModel(inner, "auto", StoredModes(conn))
+    completion = await model.complete(ASK)
+    assert completion.text == "It is noon."
+    assert len(server.probes) == 2 and "response_format" in server.probes[1].json()
+    assert "response_format" in server.requests[0].json()
+    assert "tools" not in server.requests[0].json()
+    again = ToolModeModel(inner, "auto", StoredModes(conn))  # a restart: no probe again
+    assert await again.mode() == "grammar" and len(server.probes) == 2
+
+
+async def test_auto_learns_text_when_neither_tools_nor_schemas_work(server, inner, conn):
+    server.script_probe(chat_reply("Hi!"), chat_reply("Hello there."))
+    server.script(chat_reply(WRITTEN))
+    model = ToolModeModel(inner, "auto", StoredModes(conn))
+    completion = await model.complete(ASK)
+    assert [c.name for c in completion.calls] == ["get_current_time"]
+    assert "Tools:" in server.requests[0].json()["messages"][0]["content"]
+
+
+async def test_a_failed_probe_is_not_remembered_and_is_tried_again(server, inner, conn):
+    server.script_probe(error_reply(401, "bad key"))
+    server.script(chat_reply("It is noon."))
+    model = ToolModeModel(inner, "auto", StoredModes(conn))
+    assert (await model.complete(ASK)).text == "It is noon."
+    assert "tools" in server.requests[0].json()  # native this time
+    assert await StoredModes(conn).recall(inner.name) is None
+    server.script(chat_reply("It is one."))
+    await model.complete(ASK)
+    assert len(server.probes) == 2  # learned on a later turn
+
+
+async def test_concurrent_first_turns_probe_once(server, inner, conn):
+    server.script(chat_reply("a"), chat_reply("b"), chat_reply("c"))
+    model = ToolModeModel(inner, "auto", StoredModes(conn))
+    answers = await asyncio.gather(*(model.complete(ASK) for _ in range(3)))
+    assert sorted(a.text for a in answers) == ["a", "b", "c"]
+    assert len(server.probes) == 1 and await model.mode() == "native"
+
+
+async def test_a_server_that_rejects_schemas_is_learned_as_text(server, inner, conn):
+    server.script_probe(chat_reply("Hi!"), error_reply(400, "response_format is not supported"))
+    server.script(chat_reply("It is noon."))
+    model = ToolModeModel(inner, "auto", StoredModes(conn))
+    assert (await model.complete(ASK)).text == "It is noon."
+    assert await StoredModes(conn).recall(inner.name) == "text"

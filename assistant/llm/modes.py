@@ -1,12 +1,15 @@
-"""Native or text tool calls per model: ``auto`` starts native and falls back to text, for good.
+"""Native, grammar or text tool calls per model.
 
-The fallback happens when the endpoint refuses tools, or when the model answers with tool
-JSON written as text. It is remembered per model (in the database when one is given), and
-the completion that made the switch carries a notice for the user, once.
+``auto`` learns the mode once per model by probing the endpoint (native if it returns a real
+tool call, else grammar if it keeps to a JSON schema, else text) and remembers it, in the
+database when one is given. A native model that later refuses tools, or writes its calls as
+text, falls back to text for good; the completion that made the switch carries a notice for
+the user, once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -18,6 +21,7 @@ from assistant.errors import LLMError, ToolsUnsupportedError
 from assistant.llm.grammar import grammar_request, read_grammar_reply
 from assistant.llm.markup import without_reasoning
 from assistant.llm.model import Model
+from assistant.llm.probe import probe_mode
 from assistant.llm.textcalls import extract_tool_calls
 from assistant.llm.textmode import HeldBack, read_reply, text_request
 from assistant.llm.types import Completion, Request, StreamEvent, TextDelta, ToolMode
@@ -94,6 +98,7 @@ class ToolModeModel:
         self._inner = inner
         self._configured = configured
         self._memory = memory or MemoryModes()
+        self._learning = asyncio.Lock()
 
     @property
     def name(self) -> str:
@@ -110,10 +115,23 @@ class ToolModeModel:
         await self._inner.close()
 
     async def mode(self) -> ToolMode:
-        """The mode the next request goes out in."""
+        """The mode the next request goes out in; in auto mode, learned once per model."""
         if self._configured != "auto":
             return self._configured
-        return await self._memory.recall(self.name) or "native"
+        async with self._learning:  # concurrent first turns probe once
+            remembered = await self._memory.recall(self.name)
+            return remembered or await self._learn()
+
+    async def _learn(self) -> ToolMode:
+        """Ask the endpoint what it does: native calls, a JSON schema, or neither."""
+        try:
+            mode, why = await probe_mode(self._inner)
+        except LLMError as exc:  # down or refusing: try native now, learn on a later turn
+            log.warning("model %s: the tool-mode probe failed (%s)", self.name, exc)
+            return "native"
+        log.info("model %s: tool calls in %s mode (%s)", self.name, mode, why)
+        await self._memory.remember(self.name, mode, why)
+        return mode
 
     async def complete(self, request: Request) -> Completion:
         """Answer, with tools offered in the model's mode."""

@@ -4,7 +4,13 @@ to the native probe, and is noticed here rather than trusted."""
 
 from __future__ import annotations
 
-from assistant.errors import ToolsUnsupportedError
+from assistant.errors import (
+    LLMAuthError,
+    LLMError,
+    LLMUnavailableError,
+    ModelNotFoundError,
+    ToolsUnsupportedError,
+)
 from assistant.llm.grammar import grammar_request, read_grammar_reply
 from assistant.llm.model import Model
 from assistant.llm.types import Request, ToolMode, ToolSpec, UserMessage
@@ -31,7 +37,12 @@ async def probe_mode(model: Model) -> tuple[ToolMode, str]:
     if native is not None and any(call.name == "ping" for call in native.calls):
         return "native", "it returned a real tool call"
     dropped = "refuses native tools" if native is None else "ignores native tools"
-    grammar = read_grammar_reply(await model.complete(grammar_request(request)))
+    try:
+        grammar = read_grammar_reply(await model.complete(grammar_request(request)))
+    except (LLMAuthError, ModelNotFoundError, LLMUnavailableError):
+        raise  # the endpoint itself is unusable now: nothing is learned
+    except LLMError:  # it rejects the schema request
+        return "text", f"it {dropped} and refuses JSON schemas"
     if any(call.name == "ping" for call in grammar.calls):
         return "grammar", f"it {dropped} but honours a JSON schema"
     return "text", f"it {dropped} and does not keep to a JSON schema"

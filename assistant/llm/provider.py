@@ -79,4 +79,6 @@ def build_model(config: Config, db: Database) -> ToolModeModel:
             retry=retry,
             temperature=settings.temperature,
         )
-    return ToolModeModel(adapter, settings.tool_mode, StoredModes(db))
+    # Anthropic's API always takes native tools: nothing to learn by probing it.
+    native = where.provider == "anthropic" and settings.tool_mode == "auto"
+    return ToolModeModel(adapter, "native" if native else settings.tool_mode, StoredModes(db))
