@@ -11,6 +11,7 @@ from assistant.agent import Agent, AgentSettings, Pending, Person, Turns
 from assistant.agent.approvals import ApprovalDesk
 from assistant.clock import FakeClock
 from assistant.errors import ToolError
+from assistant.llm.contextsize import ContextSizer
 from assistant.llm.failures import Endpoint, RetryPolicy
 from assistant.llm.modes import ToolModeModel
 from assistant.llm.openai import OpenAIModel
@@ -135,6 +136,7 @@ async def build_rig(
     settings: AgentSettings | None = None,
     mode: str = "auto",
     prompts: Prompts | None = None,
+    sizer: ContextSizer | None = None,
 ) -> Rig:
     effects = Effects()
     audit = AuditLog(conn, clock)
@@ -155,5 +157,6 @@ async def build_rig(
         clock,
         approver=desk,
         settings=settings or AgentSettings(stream=False),
+        sizer=sizer,
     )
     return Rig(server, agent, Turns(agent), effects, desk, prompts, conversations, audit, inner)

@@ -50,6 +50,8 @@ class FakeServer:
 
     The assistant's tool-mode probe is answered apart, as a server with native tool calls
     answers it, unless a test scripts the probe's replies; probes are recorded in ``probes``.
+    Questions about the context window (``/props``, ``/models``, ``/api/show``) are answered
+    404, as by a server that does not say, unless a test sets ``windows[path]``.
     """
 
     def __init__(self) -> None:
@@ -57,6 +59,8 @@ class FakeServer:
         self.replies: list[Reply | Handler] = []
         self.probes: list[Received] = []
         self.probe_replies: list[Reply] = []
+        self.windows: dict[str, Reply] = {}
+        self.window_questions: list[Received] = []
         self.default: Handler | None = None  # answers whatever was not scripted
         self.arrived = asyncio.Event()
         self._server: asyncio.Server | None = None
@@ -85,6 +89,11 @@ class FakeServer:
         self._writers.add(writer)
         try:
             while request := await _read(reader):
+                if request.path.endswith(_WINDOW_PATHS):
+                    self.window_questions.append(request)
+                    path = request.path.partition("?")[0]
+                    await _write(writer, self.windows.get(path, Reply(404, {"error": "no"})))
+                    continue
                 if _PROBE in request.body:
                     self.probes.append(request)
                     reply = self.probe_replies.pop(0) if self.probe_replies else _native_ping()
@@ -115,6 +124,7 @@ class FakeServer:
         return await result if not isinstance(result, Reply) else result
 
 
+_WINDOW_PATHS = ("/props", "/models", "/api/show")
 _PROBE = json.dumps(PROBE_ASK).encode()[1:-1]
 
 

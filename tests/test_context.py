@@ -7,13 +7,14 @@ import json
 
 import pytest
 from agent_fixtures import ME, build_rig
-from fakehttp import fake_server
+from fakehttp import Reply, fake_server
 from llm_fixtures import chat_reply, error_reply
 
 from assistant.agent import AgentSettings
 from assistant.errors import ContextTooLongError
+from assistant.llm.contextsize import DEFAULT, ContextSizer, discover
 from assistant.llm.failures import Endpoint, status_error
-from assistant.llm.tokens import MESSAGE_OVERHEAD, ApproxCounter
+from assistant.llm.tokens import MESSAGE_OVERHEAD, ApproxCounter, Calibration
 from assistant.llm.types import UserMessage
 
 
@@ -101,4 +102,103 @@ async def test_a_context_refusal_is_retried_with_less_history_then_said_plainly(
     assert (await rig.agent.reply(ME, "hello")).text == "still here"  # never locked
     history = await rig.conversations.history(ME.chat_id)
     assert UserMessage("hello") in history
+    await rig.inner.close()
+
+
+WINDOW_REPLIES = {
+    "llama.cpp": ("/props", {"default_generation_settings": {"n_ctx": 2048}}, 2048, "llama.cpp"),
+    "vLLM": (
+        "/v1/models",
+        {"data": [{"id": "other", "max_model_len": 99999}, {"id": "small", "max_model_len": 8000}]},
+        8000,
+        "max_model_len",
+    ),
+    "Ollama num_ctx": (
+        "/api/show",
+        {
+            "parameters": "stop <|im_end|>\nnum_ctx 16384",
+            "model_info": {"qwen2.context_length": 32768},
+        },
+        16384,
+        "num_ctx",
+    ),
+    "Ollama default": (
+        "/api/show",
+        {"parameters": "", "model_info": {"llama.context_length": 131072}},
+        4096,
+        "num_ctx not set",
+    ),
+    "LM Studio": (
+        "/api/v0/models",
+        {"data": [{"id": "small", "loaded_context_length": 6000, "max_context_length": 32000}]},
+        6000,
+        "LM Studio",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(WINDOW_REPLIES))
+async def test_the_window_is_asked_of_the_server(server, kind):
+    path, body, tokens, source = WINDOW_REPLIES[kind]
+    server.windows[path] = Reply(json=body)
+    size = await discover(f"{server.url}/v1", "small", "K")
+    assert size.tokens == tokens and source in size.source
+    assert server.requests == []  # no chat request was spent on it
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"n_ctx": -1}, {"n_ctx": "lots"}, {"n_ctx": 10**12}, ["not", "an", "object"], {"n_ctx": None}],
+)
+async def test_a_nonsense_answer_is_not_believed(server, body):
+    server.windows["/props"] = Reply(json=body)
+    size = await discover(f"{server.url}/v1", "small", "")
+    assert size.tokens == DEFAULT and "did not say" in size.source
+
+
+async def test_a_hosted_api_is_known_without_asking():
+    size = await discover("https://api.openai.com/v1", "gpt-4o-mini", "K")
+    assert size.tokens == 128_000
+
+
+async def test_the_configured_window_wins_and_nothing_is_asked(server):
+    sizer = ContextSizer(3000, f"{server.url}/v1", "small", "")
+    assert (await sizer.size()).source == "llm.context_tokens"
+    assert server.window_questions == []
+
+
+async def test_requests_fit_the_window_the_server_names(server, conn, clock):
+    server.windows["/props"] = Reply(json={"n_ctx": 1500})
+    sizer = ContextSizer(0, f"{server.url}/v1", "small", "")
+    settings = AgentSettings(stream=False, reply_tokens=256)
+    rig = await build_rig(server, conn, clock, settings=settings, sizer=sizer)
+    for n in range(30):
+        server.script(chat_reply(f"answer {n} " + "words " * 40))
+        await rig.agent.reply(ME, f"question {n} " + "more " * 40)
+    assert sent_tokens(server.requests[-1]) <= 1500 - 256
+    assert len(server.window_questions) == 1  # asked once, not per turn
+    await rig.inner.close()
+
+
+def test_calibration_scales_up_within_bounds():
+    calibration = Calibration()
+    calibration.observe(100, 900)  # too small a request to learn from
+    assert calibration.scale == 1.0
+    calibration.observe(1000, 1200)
+    assert calibration.scale == pytest.approx(1.2)
+    calibration.observe(1000, 50_000)  # one odd report is bounded
+    assert calibration.scale == pytest.approx((1.2 + Calibration.HIGH) / 2)
+    calibration.observe(1000, 10)  # never more room than the estimate gives
+    assert calibration.scale >= 1.0
+
+
+async def test_reported_usage_shrinks_the_budget_for_a_tokenizer_we_undercount(server, conn, clock):
+    rig = await build_rig(server, conn, clock, settings=WINDOW)
+    for n in range(30):
+        reply = chat_reply(f"answer {n} " + "words " * 40)
+        sent = 0 if not server.requests else sent_tokens(server.requests[-1])
+        reply.json["usage"]["prompt_tokens"] = 2 * max(sent, 300)  # the server counts double
+        server.script(reply)
+        await rig.agent.reply(ME, f"question {n} " + "more " * 40)
+    assert sent_tokens(server.requests[-1]) <= (1500 - 256) / 1.8
     await rig.inner.close()

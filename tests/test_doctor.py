@@ -38,6 +38,9 @@ async def test_a_healthy_installation_passes_every_check(tmp_path, monkeypatch):
     assert ok, out.getvalue()
     assert "✓ model: gpt-4o-mini" in out.getvalue()
     assert "tool calls work in native mode (it returned a real tool call)" in out.getvalue()
+    assert "context window 8,192 tokens (a default of 8,192: the server did not say)" in (
+        out.getvalue()
+    )
     assert "✓ telegram: @test_assistant_bot" in out.getvalue()
     assert "✓ code: off (tools.execute_code = false)" in out.getvalue()
 

@@ -34,7 +34,9 @@ from assistant.agent.untrusted import frame, is_framed
 from assistant.agent.window import TOO_LONG, Window
 from assistant.clock import Clock
 from assistant.errors import ContextTooLongError, LLMError, LLMUnavailableError
+from assistant.llm.contextsize import ContextSizer
 from assistant.llm.model import Model
+from assistant.llm.tokens import Calibration, message_tokens
 from assistant.llm.types import (
     AssistantMessage,
     Completion,
@@ -98,6 +100,7 @@ class _Turn:
     steps: int = 0
     recent: list[tuple[Message, int]] = field(default_factory=list)
     shrunk: bool = False
+    fixed: int = 0  # estimated tokens of the prompt and the catalogue
     done: set[str] = field(default_factory=set)  # side-effecting calls run, by name and arguments
     new_tasks: int = 0
 
@@ -115,6 +118,7 @@ class Agent:
         approver: Approver | None = None,
         settings: AgentSettings | None = None,
         services: object = None,
+        sizer: ContextSizer | None = None,
     ) -> None:
         self._model = model
         self._executor = executor
@@ -124,6 +128,8 @@ class Agent:
         self._settings = settings or AgentSettings()
         self._services = services
         self._window = Window(self._settings.context_tokens, self._settings.reply_tokens)
+        self._sizer = sizer
+        self._calibration = Calibration()
 
     def limited_to(self, registry: Registry) -> Agent:
         """The same agent with only these tools and nobody to approve anything."""
@@ -134,6 +140,7 @@ class Agent:
             self._clock,
             settings=self._settings,
             services=self._services,
+            sizer=self._sizer,
         )
 
     async def reply(self, person: Person, text: str, sink: EventSink | None = None) -> Answer:
@@ -157,7 +164,8 @@ class Agent:
         context = ToolContext(
             person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
         )
-        window = self._window.left(self._prompt(person), self._executor.registry.specs())
+        base = await self._base_window()
+        window = base.left(self._prompt(person), self._executor.registry.specs())
         text = window.message(text)
         budget = window.history(self._settings.history_tokens, text)
         recent = await self._conversations.recent(person.chat_id, budget)
@@ -165,7 +173,17 @@ class Agent:
         # Taint follows the content: outside content still in the model's input taints this turn.
         tainted = any(isinstance(m, ToolMessage) and is_framed(m.content) for m in history)
         new: list[Message] = [UserMessage(text)]
-        return _Turn(person, context, history, sink, new=new, tainted=tainted, recent=recent)
+        return _Turn(
+            person, context, history, sink, new=new, tainted=tainted, recent=recent,
+            fixed=window.fixed,
+        )  # fmt: skip
+
+    async def _base_window(self) -> Window:
+        """The model's window (configured, or as its server says), scaled by what it counts."""
+        window = self._window
+        if self._sizer is not None:
+            window = replace(window, tokens=(await self._sizer.size()).tokens)
+        return window.scaled(self._calibration.scale)
 
     async def _run(self, turn: _Turn) -> Answer:
         while turn.steps < self._settings.max_steps:
@@ -212,11 +230,15 @@ class Agent:
         request = Request(prompt, [*turn.history, *turn.new], self._executor.registry.specs())
         try:
             async with asyncio.timeout(self._settings.llm_timeout):
-                return await self._complete(request, turn.sink)
+                completion = await self._complete(request, turn.sink)
         except TimeoutError:
             raise LLMUnavailableError(
                 f"The model did not answer within {self._settings.llm_timeout:g} s."
             ) from None
+        counter = self._window.counter
+        estimate = turn.fixed + sum(message_tokens(m, counter) for m in request.messages)
+        self._calibration.observe(estimate, completion.usage.input_tokens)
+        return completion
 
     async def _complete(self, request: Request, sink: EventSink | None) -> Completion:
         if sink is None or not self._settings.stream:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from assistant.llm.catalogue import openai_tool
 from assistant.llm.tokens import ApproxCounter, TokenCounter
@@ -27,6 +27,7 @@ class Window:
     reply: int
     counter: TokenCounter = field(default_factory=ApproxCounter)
     fixed: int = 0  # the system prompt and the catalogue of this turn
+    scale: float = 1.0  # the model's tokens per estimated token, learned from reported usage
 
     @property
     def known(self) -> bool:
@@ -37,13 +38,22 @@ class Window:
         """The window with this turn's prompt and catalogue counted in."""
         catalogue = json.dumps([openai_tool(spec) for spec in specs])  # the longest form sent
         fixed = self.counter.count(prompt) + self.counter.count(catalogue) + MARGIN
-        return Window(self.tokens, self.reply, self.counter, fixed)
+        return replace(self, fixed=fixed)
+
+    def scaled(self, scale: float) -> Window:
+        """The window with estimates scaled to the model's real tokens."""
+        return replace(self, scale=scale)
+
+    def _room(self) -> int:
+        """Estimated tokens left for the message and history."""
+        assert self.tokens is not None
+        return int((self.tokens - self.reply) / self.scale) - self.fixed
 
     def message(self, text: str) -> str:
         """The user's message, cut with a note to the model when it alone cannot fit."""
         if self.tokens is None:
             return text
-        room = self.tokens - self.reply - self.fixed
+        room = self._room()
         if self.counter.count(text) <= room:
             return text
         keep = max(room - self.counter.count(CUT_NOTE), 0)
@@ -56,5 +66,5 @@ class Window:
         """Tokens left for history: the configured budget, or less when the window is small."""
         if self.tokens is None:
             return configured
-        left = self.tokens - self.reply - self.fixed - self.counter.count(message)
+        left = self._room() - self.counter.count(message)
         return max(0, min(configured, left))

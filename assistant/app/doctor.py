@@ -17,6 +17,7 @@ from assistant.errors import AssistantError, LLMError
 from assistant.llm.model import Model
 from assistant.llm.modes import ToolModeModel
 from assistant.llm.probe import probe_mode
+from assistant.llm.provider import build_sizer
 from assistant.llm.types import ToolSpec
 from assistant.telegram.identity import whoami
 
@@ -80,7 +81,11 @@ async def _probe(setup: Setup, model: Model, out: TextIO) -> bool:
     except (LLMError, TimeoutError) as exc:
         return _line(out, False, "model", str(exc) or f"no answer within {CHECK_SECONDS:g} s")
     fits = llm.tool_mode in ("auto", works) or (llm.tool_mode == "text")
-    detail = f"{llm.model} at {llm.base_url} answers; tool calls work in {works} mode ({why})"
+    window = await build_sizer(setup.config).size()
+    detail = (
+        f"{llm.model} at {llm.base_url} answers; tool calls work in {works} mode ({why}); "
+        f"context window {window.tokens:,} tokens ({window.source})"
+    )
     if not fits:
         detail += f"; set llm.tool_mode = {works!r} (it is {llm.tool_mode!r})"
     return _line(out, fits, "model", detail)

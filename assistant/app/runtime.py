@@ -36,7 +36,7 @@ from assistant.clock import Clock
 from assistant.db import Database, open_database
 from assistant.errors import LLMError, RecipientBlockedError, StorageError
 from assistant.llm.model import Model
-from assistant.llm.provider import build_model
+from assistant.llm.provider import build_model, build_sizer
 from assistant.llm.types import Completion, Request, StreamEvent
 from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
@@ -185,6 +185,7 @@ async def _build(
     agent = Agent(
         model, executor, conversations, clock,
         approver=desk, settings=agent_settings(config), services=services,
+        sizer=build_sizer(config),
     )  # fmt: skip
     turns = Turns(agent, turn_timeout=config.llm.turn_timeout_seconds)
     deliveries = Deliveries(outbox, people, tasks)

@@ -142,6 +142,7 @@ def payload(
         body["max_tokens"] = max_tokens
     if stream:
         body["stream"] = True
+        body["stream_options"] = {"include_usage": True}  # the usage that calibrates budgets
     return body
 
 

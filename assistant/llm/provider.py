@@ -7,6 +7,7 @@ import os
 from assistant.config import Config, LLMSettings
 from assistant.db import Database
 from assistant.errors import ConfigError, LLMAuthError
+from assistant.llm.contextsize import ContextSizer
 from assistant.llm.failures import Endpoint, RetryPolicy
 from assistant.llm.model import Model
 from assistant.llm.modes import StoredModes, ToolModeModel
@@ -45,6 +46,13 @@ def api_key(where: Endpoint) -> str:
             + HOW_TO_CONFIGURE.format(env=where.key_env)
         )
     return key
+
+
+def build_sizer(config: Config) -> ContextSizer:
+    """Where the model's window comes from: the config, else its server, else a default."""
+    where = endpoint(config.llm)
+    key = os.environ.get(where.key_env, "").strip()
+    return ContextSizer(config.llm.context_tokens, where.base_url, where.model, key)
 
 
 def build_model(config: Config, db: Database) -> ToolModeModel:

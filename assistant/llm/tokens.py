@@ -40,3 +40,27 @@ def message_tokens(message: Message, counter: TokenCounter) -> int:
         case ToolMessage(name=name, content=content):
             body = name + content
     return counter.count(body) + MESSAGE_OVERHEAD
+
+
+class Calibration:
+    """How many of the model's tokens one estimated token is, learned from the usage it reports.
+
+    Our estimate undercounts some tokenizers (a small model's by a tenth or more), so budgets
+    are scaled by what the server counted. Kept within bounds, so one odd report cannot starve
+    or flood the window.
+    """
+
+    LOW, HIGH = 1.0, 3.0  # never more room than the estimate gives: it errs high already
+    MIN_ESTIMATE = 256  # smaller requests are mostly template overhead: no signal
+
+    def __init__(self) -> None:
+        self.scale = 1.0
+        self._seen = False
+
+    def observe(self, estimated: int, reported: int) -> None:
+        """Learn from one request: our estimate of its prompt and the server's count."""
+        if estimated < self.MIN_ESTIMATE or reported <= 0:
+            return
+        ratio = min(max(reported / estimated, self.LOW), self.HIGH)
+        self.scale = (self.scale + ratio) / 2 if self._seen else ratio
+        self._seen = True
