@@ -29,8 +29,9 @@ user or model only ever sees a generic message with a reference.
         ├── ToolsUnsupportedError   the endpoint refuses native tools (auto mode switches to text)
         ├── ContextTooLongError     the request does not fit the model's context window
         ├── LLMBadResponseError     a reply we cannot read: an error object in a 200, bad JSON
-        └── LLMUnavailableError     rate limits, server errors and timeouts, after the retries
-            └── RateLimitedError    429 after the retries
+        └── LLMUnavailableError     rate limits, server errors, a server down, after the retries
+            ├── RateLimitedError    429 after the retries
+            └── ModelSlowError      the server took the request but did not answer in time
 """
 
 from __future__ import annotations
@@ -147,6 +148,11 @@ class LLMUnavailableError(LLMError):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ModelSlowError(LLMUnavailableError):
+    """The server is up and took the request, but no answer came in time (not retried: a
+    second try would only load a busy model more)."""
 
 
 class RateLimitedError(LLMUnavailableError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import httpx
+import openai
 import pytest
 from fakehttp import Reply, fake_server
 from llm_fixtures import call, chat_reply, chat_stream, check_snapshot, error_reply
@@ -11,10 +13,11 @@ from assistant.errors import (
     LLMBadResponseError,
     LLMUnavailableError,
     ModelNotFoundError,
+    ModelSlowError,
     RateLimitedError,
     ToolsUnsupportedError,
 )
-from assistant.llm.failures import Endpoint, RetryPolicy
+from assistant.llm.failures import Endpoint, RetryPolicy, unreachable
 from assistant.llm.openai import OpenAIModel
 from assistant.llm.types import (
     AssistantMessage,
@@ -198,9 +201,33 @@ async def test_server_errors_are_retried_with_backoff_a_bounded_number_of_times(
 async def test_an_unreachable_server_is_a_clear_error(sleeps):
     endpoint = Endpoint("openai", "m", "http://127.0.0.1:9/v1", "K")
     model = OpenAIModel(endpoint, "k", timeout=2, retry=RetryPolicy(retries=0, sleep=sleeps))
-    with pytest.raises(LLMUnavailableError, match="Cannot reach the model"):
+    with pytest.raises(LLMUnavailableError, match=r"is down or unreachable \(refused\)") as err:
         await model.complete(Request("s", [UserMessage("x")]))
+    assert not isinstance(err.value, ModelSlowError)
     await model.close()
+
+
+def _wrapped(cause: Exception) -> openai.APIError:
+    """An SDK error raised from a transport error, as the SDK raises it."""
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    sdk = openai.APITimeoutError(request=request)
+    try:
+        try:
+            raise cause
+        except Exception as exc:
+            raise sdk from exc
+    except openai.APIError as raised:
+        return raised
+
+
+def test_a_slow_model_is_told_apart_from_a_down_one():
+    endpoint = Endpoint("openai", "m", "http://127.0.0.1:9/v1", "K")
+    slow = unreachable(endpoint, _wrapped(httpx.ReadTimeout("read")))
+    down = unreachable(endpoint, _wrapped(httpx.ConnectTimeout("connect")))
+    assert isinstance(slow, ModelSlowError) and "is slow" in str(slow)
+    assert not isinstance(down, ModelSlowError) and "no connection in time" in str(down)
+    assert RetryPolicy().delay(1, slow) is None  # a busy model is not asked twice
+    assert RetryPolicy().delay(1, down) == 1.0
 
 
 async def test_an_endpoint_refusing_tools_is_recognised(server, model):

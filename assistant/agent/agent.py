@@ -33,7 +33,7 @@ from assistant.agent.replies import (
 from assistant.agent.untrusted import frame, is_framed
 from assistant.agent.window import TOO_LONG, Window
 from assistant.clock import Clock
-from assistant.errors import ContextTooLongError, LLMError, LLMUnavailableError
+from assistant.errors import ContextTooLongError, LLMError, LLMUnavailableError, ModelSlowError
 from assistant.llm.contextsize import ContextSizer
 from assistant.llm.model import Model
 from assistant.llm.tokens import Calibration, message_tokens
@@ -232,8 +232,9 @@ class Agent:
             async with asyncio.timeout(self._settings.llm_timeout):
                 completion = await self._complete(request, turn.sink)
         except TimeoutError:
-            raise LLMUnavailableError(
-                f"The model did not answer within {self._settings.llm_timeout:g} s."
+            raise ModelSlowError(
+                f"The model is slow: no answer within {self._settings.llm_timeout:g} s. It may "
+                "be busy, or the machine small for it; try again, or raise llm.timeout_seconds."
             ) from None
         counter = self._window.counter
         estimate = turn.fixed + sum(message_tokens(m, counter) for m in request.messages)

@@ -23,6 +23,7 @@ from assistant.errors import (
     LLMError,
     LLMUnavailableError,
     ModelNotFoundError,
+    ModelSlowError,
     RateLimitedError,
     ToolsUnsupportedError,
 )
@@ -104,12 +105,37 @@ def _refusal(endpoint: Endpoint, status: int, detail: str, offered_tools: bool) 
 
 
 def unreachable(endpoint: Endpoint, exc: BaseException) -> LLMUnavailableError:
-    """The error for a connection failure or timeout."""
-    log.warning("cannot reach %s at %s: %s", endpoint.provider, endpoint.base_url, exc)
+    """The error for a connection failure or timeout: a slow model told apart from a down one."""
+    log.warning("cannot reach %s at %s: %r", endpoint.provider, endpoint.base_url, exc)
+    kinds = _transport_kinds(exc)
+    if kinds & {"ConnectTimeout", "ConnectError", "ConnectionError"}:
+        why = "no connection in time" if "ConnectTimeout" in kinds else "refused"
+        return LLMUnavailableError(
+            f"The model's server at {endpoint.base_url} is down or unreachable ({why}); "
+            "is it running?"
+        )
+    if kinds & {"TimeoutException", "TimeoutError"}:
+        return ModelSlowError(
+            f"The model at {endpoint.base_url} is slow: its server took the request but did not "
+            "answer in time. It may be busy, or the machine small for it; try again, or raise "
+            "llm.timeout_seconds."
+        )
     return LLMUnavailableError(
-        f"Cannot reach the model at {endpoint.base_url} (timed out or refused); "
-        "is the server running?"
+        f"The connection to the model at {endpoint.base_url} failed; is the server running?"
     )
+
+
+def _transport_kinds(exc: BaseException) -> set[str]:
+    """The class names along the chain under the SDK's error, by name: the SDKs wrap their
+    own copies of httpx, whose classes are not ours to import."""
+    kinds: set[str] = set()
+    seen: BaseException | None = exc
+    for _ in range(16):  # a chain is short; a cycle must not hang us
+        if seen is None:
+            break
+        kinds.update(kind.__name__ for kind in type(seen).__mro__)
+        seen = seen.__cause__ or seen.__context__
+    return kinds
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:
@@ -140,7 +166,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int, exc: LLMUnavailableError) -> float | None:
         """Seconds before retry ``attempt`` (1-based), or None to give up now."""
-        if attempt > self.retries:
+        if attempt > self.retries or isinstance(exc, ModelSlowError):
             return None
         wanted: float | None = exc.retry_after
         if wanted is None:
