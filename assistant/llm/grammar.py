@@ -28,24 +28,45 @@ Tools:
 {catalogue}"""
 
 
+# A small model under a grammar can write a string forever ("1000000…"): bounds end it.
+ID_LENGTH, TEXT_LENGTH, ANSWER_LENGTH = 40, 800, 4000
+
+
 def schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
     """The JSON schema of one reply: an answer, or a call of one of these tools."""
     answer = {
         "type": "object",
-        "properties": {"answer": {"type": "string"}},
+        "properties": {"answer": {"type": "string", "maxLength": ANSWER_LENGTH}},
         "required": ["answer"],
         "additionalProperties": False,
     }
     calls = [
         {
             "type": "object",
-            "properties": {"tool": {"const": spec.name}, "arguments": dict(spec.parameters)},
+            "properties": {"tool": {"const": spec.name}, "arguments": bounded(spec.parameters)},
             "required": ["tool", "arguments"],
             "additionalProperties": False,
         }
         for spec in specs
     ]
     return {"anyOf": [answer, *calls]}
+
+
+def bounded(node: Any, name: str = "") -> Any:
+    """A copy of a schema whose strings all have a length bound (identifiers a short one)."""
+    if isinstance(node, list):
+        return [bounded(item, name) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, Mapping):
+            out[key] = {field: bounded(sub, field) for field, sub in value.items()}
+        else:
+            out[key] = bounded(value, name)
+    if out.get("type") == "string" and "maxLength" not in out and "enum" not in out:
+        out["maxLength"] = ID_LENGTH if name == "id" or name.endswith("_id") else TEXT_LENGTH
+    return out
 
 
 def grammar_request(request: Request) -> Request:
