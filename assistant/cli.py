@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import logging
 import os
 import signal
@@ -21,41 +22,61 @@ from assistant.redaction import redact_text, remember_secrets
 log = logging.getLogger(__name__)
 
 
-def parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``assistant`` command."""
-    top = argparse.ArgumentParser(prog="assistant", description=__doc__)
-    top.add_argument(
+def _common(defaults: bool) -> argparse.ArgumentParser:
+    """--config and --debug, taken before or after the subcommand (after wins)."""
+    common = argparse.ArgumentParser(add_help=False)
+    unset = {} if defaults else {"default": argparse.SUPPRESS}
+    common.add_argument(
         "--config",
         metavar="PATH",
-        help="config file (default: $ASSISTANT_CONFIG "
-        "or ./config.toml; missing means the embedded defaults)",
+        help="config file (default: $ASSISTANT_CONFIG or ./config.toml; without either, the "
+        "embedded defaults)",
+        **unset,  # type: ignore[arg-type]
     )
+    common.add_argument(
+        "--debug",
+        action="store_true",
+        help="log at DEBUG and show tracebacks (redacted)",
+        **unset,  # type: ignore[arg-type]
+    )
+    return common
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``assistant`` command."""
+    top = argparse.ArgumentParser(prog="assistant", description=__doc__, parents=[_common(True)])
     top.add_argument("--version", action="version", version=f"assistant {__version__}")
-    top.add_argument(
-        "--debug", action="store_true", help="log at DEBUG and show tracebacks (redacted)"
-    )
+    sub = _common(False)
     commands = top.add_subparsers(dest="command")
-    commands.add_parser("status", help="check the config and database and show what is set up")
-    tools = commands.add_parser("tools", help="print the tool catalogue the model reads")
+    command = functools.partial(commands.add_parser, parents=[sub])
+    command("status", help="check the config and database and show what is set up")
+    tools = command("tools", help="print the tool catalogue the model reads")
     tools.add_argument("--format", choices=["text", "openai", "anthropic"], default="text")
-    schedule = commands.add_parser("schedule", help="show how schedule text is read")
+    schedule = command("schedule", help="show how schedule text is read")
     schedule.add_argument(
         "text", help="e.g. 'in 5m', 'tomorrow 9am', 'weekdays 6pm', '*/15 * * * *'"
     )
     schedule.add_argument("--tz", help="IANA timezone (default: assistant.timezone)")
-    commands.add_parser("run", help="run the Telegram bot and the scheduler")
-    commands.add_parser(
-        "doctor", help="check config, database, model and Telegram; say what to fix"
+    command("run", help="run the Telegram bot and the scheduler")
+    doctor = command("doctor", help="check config, database, model and Telegram; say what to fix")
+    doctor.add_argument("--json", action="store_true", help="the checks as JSON, for scripts")
+    backup = command("backup", help="a consistent copy of the database, bot running")
+    backup.add_argument("path", help="the file to write (an existing file is not overwritten)")
+    restore = command(
+        "restore", help="replace the database with a backup (the bot must be stopped)"
     )
-    tasks = commands.add_parser("tasks", help="the operator's view of every task")
+    restore.add_argument("path", help="a file written by `assistant backup`")
+    export = command(
+        "export", help="the owner's notes, tasks and conversations as JSON and Markdown"
+    )
+    export.add_argument("folder", help="where to write the files (created if missing)")
+    tasks = command("tasks", help="the operator's view of every task")
     task_commands = tasks.add_subparsers(dest="tasks_command", required=True)
     task_commands.add_parser("list", help="every live task of every user")
     cancel = task_commands.add_parser("cancel", help="cancel a task by its id")
     cancel.add_argument("task_id")
-    commands.add_parser("chat", help="talk to the assistant in this terminal (no Telegram needed)")
-    ask = commands.add_parser(
-        "ask", help="one turn with the model and the tools (risky ones refused)"
-    )
+    command("chat", help="talk to the assistant in this terminal (no Telegram needed)")
+    ask = command("ask", help="one turn with the model and the tools (risky ones refused)")
     ask.add_argument("text", help="what to ask, e.g. 'what time is it in Tokyo?'")
     return top
 
@@ -116,7 +137,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     elif args.command == "doctor":
         from assistant.app import doctor
 
-        return 0 if asyncio.run(doctor.doctor(setup, sys.stdout)) else 1
+        return 0 if asyncio.run(doctor.doctor(setup, sys.stdout, as_json=args.json)) else 1
     elif args.command == "tasks":
         from assistant.app import operations
 

@@ -6,6 +6,7 @@ import difflib
 import ipaddress
 import logging
 import os
+import pwd
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 CONFIG_ENV = "ASSISTANT_CONFIG"
 DEFAULT_PATH = Path("config.toml")
+STATE_ENV = "STATE_DIRECTORY"  # set by systemd for StateDirectory=
 
 
 class _Section(BaseModel):
@@ -46,7 +48,7 @@ class AssistantSettings(_Section):
     """Where state lives and which timezone users start in."""
 
     timezone: str = "UTC"
-    data_dir: str = "data"
+    data_dir: str = ""  # "": $STATE_DIRECTORY (systemd's StateDirectory=) when set, else "data"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     _tz = field_validator("timezone")(_check_timezone)
@@ -214,8 +216,10 @@ class Config(_Section):
         return [environ[name] for name in names if environ.get(name)]
 
     def data_path(self, base: Path | None = None) -> Path:
-        """Return the data directory, relative paths taken from ``base`` (default: cwd)."""
-        path = Path(self.assistant.data_dir).expanduser()
+        """The data directory: as set (relative to ``base``, the config file's folder, else the
+        working directory), else systemd's ``$STATE_DIRECTORY``, else ``data``."""
+        chosen = self.assistant.data_dir or os.environ.get(STATE_ENV, "").split(":")[0] or "data"
+        path = Path(chosen).expanduser()
         return path if path.is_absolute() else (base or Path.cwd()) / path
 
 
@@ -229,18 +233,39 @@ def config_path(cli_path: str | None) -> tuple[Path, bool]:
 
 
 def load_config(path: Path, *, named: bool = False) -> Config:
-    """Read and validate ``path``; a missing file means the embedded defaults, said once."""
-    if not path.exists():
-        level = logging.WARNING if named else logging.INFO
-        log.log(level, "no config file at %s; using the embedded defaults", path)
+    """Read and validate ``path``. Missing, it means the embedded defaults, unless it was
+    named (``--config`` or ``$ASSISTANT_CONFIG``): then it is an error."""
+    if not path.exists() and not path.is_symlink():
+        if named:
+            raise ConfigError(
+                f"{path}: no such config file. Create it (config.example.toml shows every key), "
+                f"or name none (no --config, no ${CONFIG_ENV}) to run on the embedded defaults."
+            )
+        log.info("no config file at %s; using the embedded defaults", path)
         return Config()
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from None
+        raise ConfigError(f"{path}: not valid TOML: {exc}; fix it there.") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8.") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a config file; name the file.") from None
+    except PermissionError:
+        raise ConfigError(
+            f"{path}: cannot be read by user {_user()}; make it readable (chmod 640 and the "
+            "user's group, or run as its owner)."
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror}).") from None
     return parse_config(raw, source=path.name)
+
+
+def _user() -> str:
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
 
 
 def parse_config(raw: dict[str, Any], *, source: str = "config.toml") -> Config:

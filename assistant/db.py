@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -145,26 +146,59 @@ class Database:
         return self._holder is not None and self._holder is asyncio.current_task()
 
 
-async def open_database(path: Path, migrations: Sequence[str] = MIGRATIONS) -> Database:
-    """Open (creating if needed) and migrate the database at ``path``; the caller closes it."""
+async def open_database(
+    path: Path, migrations: Sequence[str] = MIGRATIONS, *, wait: float = BUSY_MS / 1000
+) -> Database:
+    """Open (creating if needed) and migrate the database at ``path``; the caller closes it.
+    ``wait`` is how long another process's lock is waited out."""
     path.parent.mkdir(parents=True, exist_ok=True)
     check_file(path)
-    conn = await aiosqlite.connect(path, isolation_level=None)
+    conn = await aiosqlite.connect(path, isolation_level=None, timeout=wait)
     try:
         await _check_version(conn, path, len(migrations))
         conn.row_factory = aiosqlite.Row
         for pragma in PRAGMAS:
             await conn.execute(f"PRAGMA {pragma}")
-        await _migrate(conn, migrations)
+        await _migrate(conn, path, migrations)
+    except sqlite3.OperationalError as exc:
+        await conn.close()
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise StorageError(f"{path}: cannot be opened ({exc}).") from None
+        raise StorageError(
+            f"{path}: locked by another process{_users_of(path)}; close it (an open sqlite3 "
+            "shell, another assistant) and start again."
+        ) from None
+    except sqlite3.DatabaseError as exc:
+        await conn.close()
+        raise NotADatabaseError(
+            f"{path}: damaged ({exc}); it was left untouched. Restore a backup "
+            "(assistant restore FILE) or move it away to start afresh."
+        ) from None
     except BaseException:
         await conn.close()
         raise
     return Database(conn, path)
 
 
+def _users_of(path: Path) -> str:
+    """ " (pid N)" for the other processes that have the file open, where /proc shows them."""
+    target, pids = path.resolve(), []
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if int(fd_dir.parent.name) != os.getpid() and any(
+                fd.resolve() == target for fd in fd_dir.iterdir()
+            ):
+                pids.append(fd_dir.parent.name)
+        except (OSError, ValueError):
+            continue
+    return f" (pid {', '.join(pids[:3])})" if pids else ""
+
+
 async def _check_version(conn: aiosqlite.Connection, path: Path, known: int) -> None:
     try:
         version = await _version(Session(conn))
+    except sqlite3.OperationalError:
+        raise  # locked or unopenable: said by the caller
     except sqlite3.DatabaseError as exc:
         raise NotADatabaseError(
             f"{path}: cannot be read as SQLite ({exc}); it was left untouched"
@@ -174,6 +208,36 @@ async def _check_version(conn: aiosqlite.Connection, path: Path, known: int) -> 
             f"{path}: written by a newer version of the assistant (schema {version}, this "
             f"version knows {known}); it was left untouched. Upgrade the assistant."
         )
+    if version == 0:
+        await _refuse_foreign(conn, path)
+
+
+async def _refuse_foreign(conn: aiosqlite.Connection, path: Path) -> None:
+    """A database with tables but no schema version of ours is someone else's: never migrate it."""
+    async with conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+        "ORDER BY name LIMIT 4"
+    ) as cursor:
+        names = [str(row[0]) for row in await cursor.fetchall()]
+    if names:
+        shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+        raise NotADatabaseError(
+            f"{path}: a SQLite database that is not the assistant's (tables {shown}); it was "
+            "left untouched. Point assistant.data_dir at another folder or move the file away."
+        )
+
+
+async def copy_to(conn: aiosqlite.Connection, target: Path) -> None:
+    """A consistent copy of the open database, through SQLite's online backup (writers go
+    on; the copy is of one moment). The target is written whole, then moved into place."""
+    partial = target.with_name(f".{target.name}.partial")
+    partial.unlink(missing_ok=True)
+    copy = await aiosqlite.connect(partial)
+    try:
+        await conn.backup(copy)
+    finally:
+        await copy.close()
+    partial.replace(target)
 
 
 async def _version(session: Session) -> int:
@@ -181,9 +245,13 @@ async def _version(session: Session) -> int:
     return int(row[0]) if row else 0
 
 
-async def _migrate(conn: aiosqlite.Connection, migrations: Sequence[str]) -> None:
-    """Apply the pending migrations, each in its own transaction."""
+async def _migrate(conn: aiosqlite.Connection, path: Path, migrations: Sequence[str]) -> None:
+    """Apply the pending migrations, each in its own transaction, after a copy of the old."""
     version = await _version(Session(conn))
+    if 0 < version < len(migrations):
+        kept = path.with_name(f"{path.name}.schema-{version}.bak")
+        await copy_to(conn, kept)
+        log.info("database copied to %s before migrating from schema %d", kept, version)
     for number in range(version, len(migrations)):
         await _apply_one(conn, number + 1, migrations[number])
 

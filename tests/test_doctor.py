@@ -102,18 +102,17 @@ def test_the_operator_lists_and_cancels_any_users_task(tmp_path, monkeypatch, ca
 async def test_doctor_says_why_code_cannot_run_isolated(tmp_path, monkeypatch):
     monkeypatch.setattr(Jail, "here", classmethod(lambda cls: Jail(("true",), sys.executable)))
     setup = Setup(parse_config({"tools": {"execute_code": True}}), "test", tmp_path)
-    out = io.StringIO()
-    assert not await _sandbox(setup, out)
-    assert out.getvalue().startswith("✗ code: switched off: the sandbox could not be set up")
-    assert "user namespaces" in out.getvalue()
+    check = await _sandbox(setup)
+    assert not check.ok
+    assert check.detail.startswith("switched off: the sandbox could not be set up")
+    assert "user namespaces" in check.detail
 
 
 async def test_a_server_that_silently_drops_tools_is_noticed(tmp_path, monkeypatch):
     monkeypatch.setenv("TEST_KEY", "k")
     async with fake_server() as model:
         model.script_probe(chat_reply("Hello! How can I help?"), chat_reply("hello to you too"))
-        out = io.StringIO()
-        await _model_line(setup_for(tmp_path, f"{model.url}/v1", "http://127.0.0.1:9/bot"), out)
+        check = await _model_line(setup_for(tmp_path, f"{model.url}/v1", "http://127.0.0.1:9/bot"))
     assert "tool calls work in text mode (it ignores native tools and does not keep to a JSON" in (
-        out.getvalue()
+        check.detail
     )

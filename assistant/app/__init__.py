@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from assistant import __version__
 from assistant.agent import AgentSettings
+from assistant.app import datadir
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.db import FILE_NAME, Database, open_database
@@ -26,7 +27,7 @@ from assistant.net.secrets import Secret, SecretBook
 from assistant.tasks import Parsed, SchedulerSettings, TaskStore, next_after
 from assistant.tasks.text import read_schedule as read_any_schedule
 from assistant.tools import Executor, Registry
-from assistant.tools.builtin import builtin_tools
+from assistant.tools.builtin import OPTIONAL, builtin_tools
 from assistant.tools.sandbox import ENABLE_NAMESPACES, Sandbox, SandboxLimits
 from assistant.tools.services import Services
 
@@ -53,7 +54,7 @@ def build_registry(config: Config, *, isolated: bool = False) -> Registry:
     deny = (*config.tools.deny, *(["search_web"] if config.net.search_backend == "none" else []))
     code = config.tools.execute_code and isolated
     tools = builtin_tools(code=code, images=bool(config.images.base_url))
-    return Registry(tools, allow=config.tools.allow, deny=deny)
+    return Registry(tools, allow=config.tools.allow, deny=deny, switched_off=OPTIONAL)
 
 
 def build_services(
@@ -215,6 +216,7 @@ def preview_schedule(config: Config, text: str, zone: str | None, now: datetime)
 async def status(setup: Setup) -> str:
     """Open (and migrate) the database, and describe what this installation has."""
     path = setup.database_path()
+    datadir.prepare(path)
     conn = await open_database(path)
     try:
         version = await conn.user_version()

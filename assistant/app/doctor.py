@@ -1,14 +1,16 @@
-"""``assistant doctor``: checks the config, the database, the model and Telegram, and says
-what to fix."""
+"""``assistant doctor``: checks the config, the data folder and database, the model and
+Telegram, and says what to fix; ``--json`` gives the same checks to scripts."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Awaitable
+from dataclasses import asdict, dataclass
 from typing import TextIO, TypeVar
 
-from assistant.app import Setup, open_sandbox
+from assistant.app import Setup, datadir, open_sandbox
 from assistant.app.runtime import UnconfiguredModel, compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
@@ -18,68 +20,77 @@ from assistant.llm.model import Model
 from assistant.llm.modes import ToolModeModel
 from assistant.llm.probe import probe_mode
 from assistant.llm.provider import build_sizer
-from assistant.llm.types import ToolSpec
 from assistant.telegram.identity import whoami
 
-PING = ToolSpec("ping", "Answer the check.", {"type": "object", "properties": {}})
 CHECK_SECONDS = 45.0
 _T = TypeVar("_T")
 
 
-async def doctor(setup: Setup, out: TextIO) -> bool:
-    """Run every check, print one line each; True when nothing needs fixing."""
-    results = [
-        _line(out, True, "config", setup.source),
-        await _database(setup, out),
-        await _model(setup, out),
-        await _telegram(setup, out),
-        await _sandbox(setup, out),
-    ]
+@dataclass(frozen=True)
+class Check:
+    """One check's outcome: what was checked, whether it is fine, and what to know or do."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+async def doctor(setup: Setup, out: TextIO, *, as_json: bool = False) -> bool:
+    """Run every check and print them (a line each, or one JSON object); True when nothing
+    needs fixing."""
+    checks = [Check("config", True, setup.source), await _database(setup)]
+    checks.append(await _model(setup) if checks[-1].ok else _skipped("model"))
+    checks += [await _telegram(setup), await _sandbox(setup)]
     if not setup.config.telegram.allowed_user_ids:
-        _line(
-            out,
-            False,
-            "allowed users",
-            "telegram.allowed_user_ids is empty: the bot answers nobody",
+        checks.append(
+            Check(
+                "allowed users", False, "telegram.allowed_user_ids is empty: the bot answers nobody"
+            )
         )
-        results.append(False)
-    return all(results)
-
-
-def _line(out: TextIO, ok: bool, what: str, detail: str) -> bool:
-    out.write(f"{'✓' if ok else '✗'} {what}: {detail}\n")
+    ok = all(check.ok for check in checks)
+    if as_json:
+        out.write(json.dumps({"ok": ok, "checks": [asdict(c) for c in checks]}, indent=2) + "\n")
+    else:
+        out.writelines(f"{'✓' if c.ok else '✗'} {c.name}: {c.detail}\n" for c in checks)
     return ok
 
 
-async def _database(setup: Setup, out: TextIO) -> bool:
+def _skipped(name: str) -> Check:
+    return Check(name, False, "not checked: the database must open first")
+
+
+async def _database(setup: Setup) -> Check:
     path = setup.database_path()
     try:
+        datadir.prepare(path)
         conn = await open_database(path)
         try:
             version = await conn.user_version()
         finally:
             await conn.close()
     except AssistantError as exc:
-        return _line(out, False, "database", str(exc))
-    return _line(out, True, "database", f"{path} (schema {version})")
+        return Check("database", False, str(exc))
+    running = datadir.holder(path)
+    detail = f"{path} (schema {version})" + (f"; in use by pid {running}" if running else "")
+    return Check("database", True, detail)
 
 
-async def _model(setup: Setup, out: TextIO) -> bool:
+async def _model(setup: Setup) -> Check:
     channel = NoChannel()
     async with compose(setup, SystemClock(), channel, channel, owner=False) as runtime:
-        return await _probe(setup, runtime.model, out)
+        return await _probe(setup, runtime.model)
 
 
-async def _probe(setup: Setup, model: Model, out: TextIO) -> bool:
+async def _probe(setup: Setup, model: Model) -> Check:
     llm = setup.config.llm
     if not isinstance(model, ToolModeModel):
         reason = model.reason if isinstance(model, UnconfiguredModel) else "no model"
-        return _line(out, False, "model", reason)
+        return Check("model", False, reason)
     inner = model.adapter  # the check is about the endpoint itself, not the tool mode
     try:
         works, why = await _bounded(probe_mode(inner))
     except (LLMError, TimeoutError) as exc:
-        return _line(out, False, "model", str(exc) or f"no answer within {CHECK_SECONDS:g} s")
+        return Check("model", False, str(exc) or f"no answer within {CHECK_SECONDS:g} s")
     fits = llm.tool_mode in ("auto", works) or (llm.tool_mode == "text")
     window = await build_sizer(setup.config).size()
     detail = (
@@ -88,26 +99,26 @@ async def _probe(setup: Setup, model: Model, out: TextIO) -> bool:
     )
     if not fits:
         detail += f"; set llm.tool_mode = {works!r} (it is {llm.tool_mode!r})"
-    return _line(out, fits, "model", detail)
+    return Check("model", fits, detail)
 
 
-async def _telegram(setup: Setup, out: TextIO) -> bool:
+async def _telegram(setup: Setup) -> Check:
     settings = setup.config.telegram
     token = os.environ.get(settings.token_env, "").strip()
     if not token:
-        return _line(
-            out, False, "telegram", f"${settings.token_env} is empty: get a token from @BotFather"
+        return Check(
+            "telegram", False, f"${settings.token_env} is empty: get a token from @BotFather"
         )
     try:
         ok, detail = await _bounded(whoami(token, settings.base_url))
     except TimeoutError:
         ok, detail = False, f"no answer from {settings.base_url}"
-    return _line(out, ok, "telegram", detail)
+    return Check("telegram", ok, detail)
 
 
-async def _sandbox(setup: Setup, out: TextIO) -> bool:
+async def _sandbox(setup: Setup) -> Check:
     sandbox, detail = await open_sandbox(setup.config)
-    return _line(out, sandbox is not None or not setup.config.tools.execute_code, "code", detail)
+    return Check("code", sandbox is not None or not setup.config.tools.execute_code, detail)
 
 
 async def _bounded(awaitable: Awaitable[_T]) -> _T:

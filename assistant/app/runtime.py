@@ -7,16 +7,11 @@
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import logging
-import os
-import signal
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from pathlib import Path
-from typing import IO
 
 from assistant.agent import Agent, Answer, EventSink, Person, Prompts, Turns
 from assistant.agent.approvals import ApprovalDesk
@@ -29,12 +24,13 @@ from assistant.app import (
     build_registry,
     build_services,
     close_services,
+    datadir,
     open_sandbox,
     scheduler_settings,
 )
 from assistant.clock import Clock
 from assistant.db import Database, open_database
-from assistant.errors import LLMError, RecipientBlockedError, StorageError
+from assistant.errors import LLMError, RecipientBlockedError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model, build_sizer
 from assistant.llm.types import Completion, Request, StreamEvent
@@ -154,8 +150,9 @@ async def compose(
     else changes to tasks nudge the process that holds it (ask, operator commands)."""
     async with AsyncExitStack() as stack:
         path = setup.database_path()
+        datadir.prepare(path)
         if owner:
-            stack.callback(_own(path).close)
+            stack.callback(datadir.own(path).close)
         db = await open_database(path)
         stack.push_async_callback(db.close)
         yield await _build(setup, clock, db, (outbox, prompts), stack, owner=owner)
@@ -169,7 +166,7 @@ async def _build(
     wake = asyncio.Event()
     tasks = TaskStore(
         db, clock, max_live_per_user=config.scheduler.max_tasks_per_user,
-        on_change=wake.set if owner else lambda: _nudge(setup.database_path()),
+        on_change=wake.set if owner else lambda: datadir.nudge(setup.database_path()),
     )  # fmt: skip
     sandbox, _ = await open_sandbox(config)
     services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox)
@@ -198,38 +195,6 @@ async def _build(
     return Runtime(
         setup, db, clock, services, people, tasks, scheduler, agent, turns, commands, desk, model
     )
-
-
-def _own(database: Path) -> IO[bytes]:
-    """Hold the database's lock file, so one process fires its tasks (released on exit)."""
-    database.parent.mkdir(parents=True, exist_ok=True)
-    lock = (database.parent / f"{database.name}.lock").open("a+b")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.close()
-        raise StorageError(
-            f"another assistant (run or chat) is using {database}; stop it first"
-        ) from None
-    lock.truncate(0)
-    lock.write(str(os.getpid()).encode())
-    lock.flush()
-    return lock
-
-
-def _nudge(database: Path) -> None:
-    """Wake the scheduler of the process that holds the database (SIGUSR1), if one runs."""
-    try:
-        with (database.parent / f"{database.name}.lock").open("rb") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                return  # nobody holds it: the scheduler reads the table when it starts
-            except BlockingIOError:
-                pid = int(lock.read().strip() or 0)  # held, so the pid in it is alive
-        if pid and pid != os.getpid():
-            os.kill(pid, signal.SIGUSR1)
-    except (OSError, ValueError):
-        log.debug("could not wake the running assistant", exc_info=True)
 
 
 def _model(setup: Setup, db: Database) -> Model:

@@ -16,9 +16,15 @@ class Registry:
     """The tools a model may call, in registration order, with allow and deny lists applied."""
 
     def __init__(
-        self, tools: Iterable[Tool] = (), *, allow: Iterable[str] = (), deny: Iterable[str] = ()
+        self,
+        tools: Iterable[Tool] = (),
+        *,
+        allow: Iterable[str] = (),
+        deny: Iterable[str] = (),
+        switched_off: Iterable[str] = (),
     ) -> None:
         self._tools: dict[str, Tool] = {}
+        self._off = frozenset(switched_off)  # real tools the config left out: may be listed
         self._specs: list[ToolSpec] | None = None
         for item in tools:
             self.register(item)
@@ -35,7 +41,7 @@ class Registry:
         self._specs = None
 
     def _check_names(self, key: str, names: frozenset[str]) -> None:
-        unknown = sorted(names - self._tools.keys())
+        unknown = sorted(names - self._tools.keys() - self._off)
         if unknown:
             raise ConfigError(
                 f"{key}: unknown tool {unknown[0]!r}; known tools: {', '.join(self._tools)}"

@@ -19,6 +19,8 @@ from assistant.tools.builtin.tasks import (
 from assistant.tools.builtin.web import api_call, fetch_url, search_web
 from assistant.tools.tool import Tool
 
+OPTIONAL = ("generate_image", "execute_code")  # built in, but only when the config enables them
+
 
 def builtin_tools(*, code: bool = False, images: bool = False) -> list[Tool]:
     """The built-in tools in catalogue order; running code and drawing only when enabled."""
