@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import TextIO
 
 from assistant.redaction import redact_text
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+JOURNAL_FORMAT = "%(levelname)s %(name)s: %(message)s"  # journald stamps each line itself
 
 
 class RedactionFilter(logging.Filter):
@@ -31,10 +33,21 @@ class RedactionFilter(logging.Filter):
         return True
 
 
+def to_journal(stream: TextIO) -> bool:
+    """Whether ``stream`` is systemd's journal: ``$JOURNAL_STREAM`` names its device and inode."""
+    device, _, inode = os.environ.get("JOURNAL_STREAM", "").partition(":")
+    try:
+        status = os.fstat(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return f"{status.st_dev}:{status.st_ino}" == f"{device}:{inode}"
+
+
 def configure_logging(level: str = "INFO", stream: TextIO | None = None) -> logging.Handler:
     """Install the project's single redacting handler on the root logger and return it."""
-    handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(logging.Formatter(FORMAT))
+    stream = stream or sys.stderr
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter(JOURNAL_FORMAT if to_journal(stream) else FORMAT))
     handler.addFilter(RedactionFilter())
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "_assistant", False)]:

@@ -13,7 +13,7 @@ from typing import TextIO
 
 from assistant.agent import Answer, Pending
 from assistant.agent.chats import ChatQueues
-from assistant.app import Setup
+from assistant.app import Setup, systemd
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose
 from assistant.clock import Clock
 from assistant.console import Console, Printer
@@ -126,8 +126,10 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
         ):
             try:
                 await channel.start(runtime, queues)
+                systemd.notify("READY=1")
                 await stop.wait()
             finally:
+                systemd.notify("STOPPING=1")
                 # Runs in flight and turns in flight share one grace, not one after the other.
                 runtime.scheduler.stop()
                 await channel.stop_updates()
