@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from assistant import __version__, app
 from assistant.clock import SystemClock
@@ -138,13 +139,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from assistant.app import doctor
 
         return 0 if asyncio.run(doctor.doctor(setup, sys.stdout, as_json=args.json)) else 1
-    elif args.command == "tasks":
-        from assistant.app import operations
-
-        if args.tasks_command == "list":
-            asyncio.run(operations.list_tasks(setup, sys.stdout))
-        else:
-            asyncio.run(operations.cancel_task(setup, args.task_id, sys.stdout))
+    elif args.command in ("tasks", "backup", "restore", "export"):
+        _operate(args, setup)
     elif args.command == "run":
         asyncio.run(_run(setup))
     elif args.command == "chat":
@@ -159,6 +155,23 @@ def _dispatch(args: argparse.Namespace) -> int:
     else:
         print(asyncio.run(app.status(setup)))
     return 0
+
+
+def _operate(args: argparse.Namespace, setup: app.Setup) -> None:
+    """The operator's commands: every user's tasks, and copies of the data."""
+    from assistant.app import backups, operations
+
+    if args.command == "tasks" and args.tasks_command == "list":
+        asyncio.run(operations.list_tasks(setup, sys.stdout))
+    elif args.command == "tasks":
+        asyncio.run(operations.cancel_task(setup, args.task_id, sys.stdout))
+    elif args.command == "backup":
+        print(asyncio.run(backups.backup(setup, Path(args.path).expanduser().resolve())))
+    elif args.command == "restore":
+        source = Path(args.path).expanduser().resolve()
+        print(asyncio.run(backups.restore(setup, source, SystemClock().now())))
+    else:
+        print(asyncio.run(operations.export(setup, Path(args.folder).expanduser())))
 
 
 def _assistant_error(exc: BaseException) -> AssistantError | None:

@@ -193,6 +193,12 @@ class ImageSettings(_Section):
     timeout_seconds: float = Field(default=120.0, gt=0, le=600)
 
 
+class StorageSettings(_Section):
+    """Daily copies of the database in the data folder."""
+
+    backups: int = Field(default=7, ge=0, le=365)  # daily copies kept; 0 turns them off
+
+
 class Config(_Section):
     """The whole configuration; every section has embedded defaults."""
 
@@ -203,6 +209,7 @@ class Config(_Section):
     net: NetSettings = NetSettings()
     images: ImageSettings = ImageSettings()
     scheduler: SchedulerConfig = SchedulerConfig()
+    storage: StorageSettings = StorageSettings()
 
     def secret_values(self, environ: Mapping[str, str]) -> list[str]:
         """The values of every secret the config names a variable for (token, keys, secrets)."""

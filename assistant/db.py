@@ -132,6 +132,11 @@ class Database:
             finally:
                 self._holder = None
 
+    async def copy_to(self, target: Path) -> None:
+        """A consistent copy of the database at ``target`` (SQLite's online backup)."""
+        async with self.read():
+            await copy_to(self._conn, target)
+
     async def user_version(self) -> int:
         """The schema version recorded in the database header."""
         async with self.read() as session:

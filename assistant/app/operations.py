@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TextIO
 
 from assistant.app import Setup
+from assistant.app import export as exporting
 from assistant.app.runtime import compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
@@ -28,3 +30,21 @@ async def cancel_task(setup: Setup, task_id: str, out: TextIO) -> None:
         store = runtime.tasks
         task = await store.cancel(await store.owner_of(task_id), task_id)
     out.write(f"cancelled {task.id} (user {task.owner.user_id}): {task.description}\n")
+
+
+async def export(setup: Setup, folder: Path) -> str:
+    """Every user's notes, tasks and conversations as files in ``folder``."""
+    clock = SystemClock()
+    async with compose(setup, clock, NoChannel(), NoChannel(), owner=False) as runtime:
+        async with runtime.db.read() as session:
+            rows = await session.fetchall(
+                "SELECT user_id FROM notes UNION SELECT user_id FROM scheduled_tasks "
+                "UNION SELECT user_id FROM messages ORDER BY 1"
+            )
+        written = []
+        for (user_id,) in rows:
+            data = await exporting.gather(runtime.db, int(user_id), clock.now().isoformat())
+            written += await exporting.write(folder, data)
+    if not written:
+        return "nothing to export: no user has notes, tasks or conversations yet"
+    return "exported " + ", ".join(str(path) for path in written)

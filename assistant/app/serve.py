@@ -13,7 +13,7 @@ from typing import TextIO
 
 from assistant.agent import Answer, Pending
 from assistant.agent.chats import ChatQueues
-from assistant.app import Setup, systemd
+from assistant.app import Setup, backups, systemd
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose
 from assistant.clock import Clock
 from assistant.console import Console, Printer
@@ -81,11 +81,15 @@ async def services(runtime: Runtime) -> AsyncIterator[asyncio.TaskGroup]:
         async with asyncio.TaskGroup() as group:
             group.create_task(runtime.scheduler.run())
             desk = group.create_task(runtime.desk.run())
+            folder = runtime.setup.database_path().parent / "backups"
+            copies = runtime.setup.config.storage.backups
+            daily = group.create_task(backups.daily(runtime.db, folder, copies, runtime.clock))
             try:
                 yield group
             finally:
                 runtime.scheduler.stop()
                 desk.cancel()
+                daily.cancel()
     finally:
         with suppress(ValueError, RuntimeError):
             loop.remove_signal_handler(signal.SIGUSR1)

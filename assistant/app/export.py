@@ -1,0 +1,95 @@
+"""The owner's data, out: notes, tasks and conversations as JSON, and notes as Markdown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from assistant.db import Database, Row
+
+FORMAT = "assistant-export/1"
+_NOTES = "SELECT id, content, tags, created_at FROM notes WHERE user_id = ? ORDER BY id"
+_TASKS = (
+    "SELECT id, chat_id, task_type, description, schedule_text, timezone, status, "
+    "execution_data, created_at, last_run, next_run FROM scheduled_tasks "
+    "WHERE user_id = ? ORDER BY created_at, id"
+)
+_MESSAGES = (
+    "SELECT chat_id, session, role, content, tool, created_at FROM messages "
+    "WHERE user_id = ? ORDER BY chat_id, id"
+)
+
+
+async def gather(db: Database, user_id: int, exported_at: str) -> dict[str, Any]:
+    """Everything stored for one user, as plain JSON values."""
+    async with db.read() as session:
+        notes = await session.fetchall(_NOTES, (user_id,))
+        tasks = await session.fetchall(_TASKS, (user_id,))
+        messages = await session.fetchall(_MESSAGES, (user_id,))
+    return {
+        "format": FORMAT,
+        "exported_at": exported_at,
+        "user_id": user_id,
+        "notes": [_note(row) for row in notes],
+        "tasks": [_task(row) for row in tasks],
+        "conversations": _conversations(messages),
+    }
+
+
+def _note(row: Row) -> dict[str, Any]:
+    return {
+        "id": row[0],
+        "content": row[1],
+        "tags": json.loads(row[2] or "[]"),
+        "created_at": row[3],
+    }
+
+
+def _task(row: Row) -> dict[str, Any]:
+    keys = ("id", "chat_id", "kind", "description", "schedule", "timezone", "status")
+    task = dict(zip(keys, row[:7], strict=True))
+    task["execution"] = json.loads(row[7] or "{}")
+    task.update(created_at=row[8], last_run=row[9], next_run=row[10])
+    return task
+
+
+def _conversations(rows: list[Row]) -> list[dict[str, Any]]:
+    chats: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for chat_id, session, role, content, tool, created_at in rows:
+        message = {"role": role, "content": content, "at": created_at}
+        if tool:
+            message["tool"] = tool
+        chats.setdefault((chat_id, session), []).append(message)
+    return [
+        {"chat_id": chat, "session": session, "messages": messages}
+        for (chat, session), messages in chats.items()
+    ]
+
+
+def notes_markdown(data: dict[str, Any]) -> str:
+    """The notes of an export as a Markdown file."""
+    lines = [f"# Notes of user {data['user_id']}", "", f"Exported {data['exported_at']}.", ""]
+    for note in data["notes"]:
+        tags = " ".join(f"#{tag}" for tag in note["tags"])
+        lines += [f"## {note['created_at']}{'  ' + tags if tags else ''}", "", note["content"], ""]
+    return "\n".join(lines)
+
+
+async def write(folder: Path, data: dict[str, Any]) -> list[Path]:
+    """The export as files in ``folder``: the JSON of everything and the notes in Markdown."""
+    stem = folder / f"assistant-export-{data['user_id']}"
+    files = {
+        stem.with_suffix(".json"): json.dumps(data, ensure_ascii=False, indent=2) + "\n",
+        stem.with_name(f"{stem.name}-notes.md"): notes_markdown(data),
+    }
+    await asyncio.to_thread(_write_files, files)
+    return list(files)
+
+
+def _write_files(files: dict[Path, str]) -> None:
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        path.chmod(0o600)  # one person's data
