@@ -193,6 +193,27 @@ class ImageSettings(_Section):
     timeout_seconds: float = Field(default=120.0, gt=0, le=600)
 
 
+class HealthSettings(_Section):
+    """The health and metrics endpoint for monitoring; off unless ``listen`` is set."""
+
+    listen: str = ""  # "127.0.0.1:9870" serves /healthz and /metrics there
+
+    @field_validator("listen")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        if not value:
+            return value
+        host, _, port = value.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f'must be "host:port", like "127.0.0.1:9870", got {value!r}')
+        return value
+
+    def address(self) -> tuple[str, int]:
+        """The host and port to listen on."""
+        host, _, port = self.listen.rpartition(":")
+        return host.strip("[]"), int(port)
+
+
 class StorageSettings(_Section):
     """Daily copies of the database in the data folder."""
 
@@ -210,6 +231,7 @@ class Config(_Section):
     images: ImageSettings = ImageSettings()
     scheduler: SchedulerConfig = SchedulerConfig()
     storage: StorageSettings = StorageSettings()
+    health: HealthSettings = HealthSettings()
 
     def secret_values(self, environ: Mapping[str, str]) -> list[str]:
         """The values of every secret the config names a variable for (token, keys, secrets)."""

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fake_telegram import TOKEN, FakeTelegram
 from fakehttp import fake_server
@@ -76,13 +77,14 @@ def install(root: Path, python: str) -> Path:
     return command
 
 
-def configure(root: Path, telegram_url: str) -> tuple[Path, dict[str, str]]:
+def configure(root: Path, telegram_url: str, health: int) -> tuple[Path, dict[str, str]]:
     """/etc/assistant as the recipe leaves it: the example config, edited; the env file."""
     etc = root / "etc" / "assistant"
     etc.mkdir(parents=True, mode=0o755)
     text = (ROOT / "config.example.toml").read_text()
     text = text.replace("allowed_user_ids = []", "allowed_user_ids = [42]")
     text = text.replace('base_url = "https://api.telegram.org/bot"', f'base_url = "{telegram_url}"')
+    text = text.replace('listen = ""', f'listen = "127.0.0.1:{health}"')
     config = etc / "config.toml"
     config.write_text(text)
     config.chmod(0o644)
@@ -139,7 +141,8 @@ async def test_the_readme_recipe_runs_as_an_unprivileged_user(scratch):
             return reply
 
         server.default = handle
-        config, secrets = configure(scratch, telegram.base_url)
+        health = free_port()
+        config, secrets = configure(scratch, telegram.base_url, health)
         assert config.read_text().count("allowed_user_ids = [42]") == 1
         before = {"etc": snapshot(scratch / "etc"), "opt": snapshot(scratch / "opt")}
         listener, notify_path = notify_socket(scratch)
@@ -160,6 +163,9 @@ async def test_the_readme_recipe_runs_as_an_unprivileged_user(scratch):
             loop = asyncio.get_running_loop()
             ready = await unless_it_exits(process, loop.sock_recv(listener, 64))
             await unless_it_exits(process, delivered.wait())
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{health}") as client:
+                healthz = await client.get("/healthz")
+                metrics = (await client.get("/metrics")).text
             process.send_signal(signal.SIGTERM)
             stopping = await asyncio.wait_for(loop.sock_recv(listener, 64), 30)
             out, err = await asyncio.wait_for(process.communicate(), 30)
@@ -173,6 +179,8 @@ async def test_the_readme_recipe_runs_as_an_unprivileged_user(scratch):
     assert process.returncode == 0, log
     assert "Traceback" not in log and TOKEN not in log
     assert any("stretch" in text for text in telegram.texts())
+    assert (healthz.status_code, healthz.text) == (200, "ok\n")
+    assert 'assistant_tasks_fired_total{kind="reminder",outcome="ok"} 1.0' in metrics
     assert before == {"etc": snapshot(scratch / "etc"), "opt": snapshot(scratch / "opt")}
     assert not (scratch / "etc" / "assistant" / "data").exists()
     with sqlite3.connect(state / "assistant.db") as db:
@@ -195,6 +203,12 @@ async def unless_it_exits(process: asyncio.subprocess.Process, awaitable: Any) -
         pytest.fail(f"the service did not get there: {said}")
     exited.cancel()
     return waiting.result()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def notify_socket(root: Path) -> tuple[socket.socket, Path]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -47,6 +48,7 @@ from assistant.llm.types import (
     UserMessage,
 )
 from assistant.memory.conversation import Conversations
+from assistant.metrics import LLM_SECONDS, TURNS
 from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCall
 
 log = logging.getLogger(__name__)
@@ -155,6 +157,7 @@ class Agent:
             raise
         finally:
             await asyncio.shield(self._store(turn))
+        TURNS.labels(answer.ending).inc()
         if sink is not None:
             await sink(Done(answer))
         return answer
@@ -228,14 +231,18 @@ class Agent:
     async def _ask_once(self, turn: _Turn) -> Completion:
         prompt = self._prompt(turn.person)
         request = Request(prompt, [*turn.history, *turn.new], self._executor.registry.specs())
+        started, outcome = time.monotonic(), "error"
         try:
             async with asyncio.timeout(self._settings.llm_timeout):
                 completion = await self._complete(request, turn.sink)
+                outcome = "ok"
         except TimeoutError:
             raise ModelSlowError(
                 f"The model is slow: no answer within {self._settings.llm_timeout:g} s. It may "
                 "be busy, or the machine small for it; try again, or raise llm.timeout_seconds."
             ) from None
+        finally:
+            LLM_SECONDS.labels(outcome).observe(time.monotonic() - started)
         counter = self._window.counter
         estimate = turn.fixed + sum(message_tokens(m, counter) for m in request.messages)
         self._calibration.observe(estimate, completion.usage.input_tokens)

@@ -38,6 +38,7 @@ from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
 from assistant.memory.people import People
+from assistant.metrics import DELIVERIES_FAILED
 from assistant.tasks import Executor as TaskExecutor
 from assistant.tasks import Notice, Outbox, ReminderExecutor, Scheduler, TaskKind, TaskStore
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
@@ -80,10 +81,14 @@ class Deliveries:
         try:
             return await self._channel.deliver(notice)
         except RecipientBlockedError:
+            DELIVERIES_FAILED.inc()
             user = notice.owner.user_id
             await self._people.set_blocked(user, True)
             paused = await self._tasks.pause_blocked(user)
             log.warning("user %d blocked the bot; paused %d of their tasks", user, paused)
+            raise
+        except Exception:
+            DELIVERIES_FAILED.inc()
             raise
 
 

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import signal
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import timedelta
@@ -14,6 +15,7 @@ from typing import TextIO
 from assistant.agent import Answer, Pending
 from assistant.agent.chats import ChatQueues
 from assistant.app import Setup, backups, systemd
+from assistant.app.health import serve_health
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose
 from assistant.clock import Clock
 from assistant.console import Console, Printer
@@ -125,20 +127,40 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
     try:
         async with (
             compose(setup, clock, channel, channel) as runtime,
-            services(runtime),
+            services(runtime) as group,
             ChatQueues.running(clock, grace) as queues,
         ):
+            monitor = _monitor(setup, group, channel, runtime)
             try:
                 await channel.start(runtime, queues)
                 systemd.notify("READY=1")
                 await stop.wait()
             finally:
+                if monitor is not None:
+                    monitor.cancel()
                 systemd.notify("STOPPING=1")
                 # Runs in flight and turns in flight share one grace, not one after the other.
                 runtime.scheduler.stop()
                 await channel.stop_updates()
     finally:
         await channel.shutdown()
+
+
+def _monitor(
+    setup: Setup, group: asyncio.TaskGroup, channel: TelegramChannel, runtime: Runtime
+) -> asyncio.Task[None] | None:
+    """The health endpoint, when ``[health] listen`` is set."""
+    if not setup.config.health.listen:
+        return None
+    host, port = setup.config.health.address()
+
+    def scheduler() -> str | None:
+        return None if runtime.scheduler.alive else "the scheduler loop is not running"
+
+    def polling() -> str | None:
+        return channel.polling_problem(time.monotonic())
+
+    return group.create_task(serve_health(host, port, (polling, scheduler)))
 
 
 def _webhook(setup: Setup) -> Webhook | None:

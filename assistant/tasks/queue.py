@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from assistant.db import connect
+from assistant.metrics import LATENESS, TASKS_DUE, TASKS_FIRED
 from assistant.redaction import redact_text, redact_value
 from assistant.tasks.schedule import next_after
 from assistant.tasks.task import Task, TaskKind, stamp, unstamp
@@ -138,11 +139,18 @@ class DueQueue:
 
     async def claim(self, request: Claim) -> list[Plan]:
         """Lease due tasks, plan each and record its run, all in one transaction."""
-        return await self._call(self._claim, request)
+        plans = await self._call(self._claim, request)
+        TASKS_DUE.inc(len(plans))
+        return plans
 
     async def settle(self, outcomes: Sequence[Outcome]) -> None:
         """Write back how runs ended, all in one transaction."""
         await self._call(self._settle, outcomes)
+        for outcome in outcomes:
+            TASKS_FIRED.labels(outcome.task.kind, outcome.status).inc()
+            if outcome.started_at is not None and outcome.status != "released":
+                late = (outcome.started_at - outcome.scheduled_for).total_seconds()
+                LATENESS.observe(max(late, 0.0))
 
     async def recover(self) -> list[Firing]:
         """After a restart: release every lease and return the runs a crash interrupted."""

@@ -85,6 +85,7 @@ class Scheduler:
         self._recorded = asyncio.Event()
         self._stopping = False
         self._closing = False
+        self.alive = False  # between recovery and the end of the loop: for /healthz
         self._caught_up = True
         self._claimed_at = datetime.min.replace(tzinfo=UTC)
 
@@ -104,16 +105,20 @@ class Scheduler:
     async def run(self) -> None:
         """Recover, then fire tasks as they fall due until ``stop``."""
         await self.recover()
-        async with asyncio.TaskGroup() as group:
-            recorder = group.create_task(self._recorder())
-            try:
-                await self._loop(group)
-            finally:
-                await self._drain()
-                self._closing = True
-                self._recorded.set()
-                await recorder
-        await self._flush()
+        self.alive = True
+        try:
+            async with asyncio.TaskGroup() as group:
+                recorder = group.create_task(self._recorder())
+                try:
+                    await self._loop(group)
+                finally:
+                    await self._drain()
+                    self._closing = True
+                    self._recorded.set()
+                    await recorder
+            await self._flush()
+        finally:
+            self.alive = False
 
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from telegram import (
@@ -42,6 +44,7 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
+from telegram.request import HTTPXRequest
 
 from assistant.agent import Person
 from assistant.agent.approval import Pending
@@ -55,6 +58,7 @@ from assistant.errors import (
     StartupError,
     StorageError,
 )
+from assistant.metrics import UPDATES as HANDLED
 from assistant.tasks import Notice
 from assistant.telegram.draft import NO_PREVIEW, Draft
 from assistant.telegram.render import split_html, to_html, to_plain
@@ -63,6 +67,8 @@ from assistant.telegram.strangers import Strangers
 log = logging.getLogger(__name__)
 
 TYPING_EVERY = 4.0
+POLL_TIMEOUT = 10
+POLL_STALE = 3.0 * (POLL_TIMEOUT + 10)  # a few long polls without an answer
 UPDATES = ["message", "edited_message", "callback_query"]
 # Chats are answered concurrently, up to this many at once: more only queue up inside
 # httpcore's connection pool, whose bookkeeping grows with the square of what waits in it.
@@ -86,6 +92,20 @@ class Webhook:
         return urlsplit(self.url).path.lstrip("/")
 
 
+class _PollRequest(HTTPXRequest):
+    """The getUpdates connection, noting when Telegram last answered it (for /healthz)."""
+
+    def __init__(self) -> None:
+        super().__init__(connection_pool_size=1)
+        self.answered_at: float | None = None
+
+    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
+        """Make the request; an answer of any status shows the Bot API is reachable."""
+        answer = await super().do_request(*args, **kwargs)
+        self.answered_at = time.monotonic()
+        return answer
+
+
 class TelegramChannel:
     """The bot: its handlers, its outbox for the scheduler, and its approval buttons."""
 
@@ -106,12 +126,14 @@ class TelegramChannel:
         self._base_url = base_url
         self.edit_interval = edit_interval
         self._strangers = Strangers()
+        self._polls = _PollRequest()
         builder = (
             ApplicationBuilder()
             .token(token)
             .base_url(base_url)
             .base_file_url(base_url.replace("/bot", "/file/bot"))
             .concurrent_updates(CONCURRENT_UPDATES)
+            .get_updates_request(self._polls)
         )
         if rate_limit:  # Telegram's limits: 30 messages a second, one a second per chat
             builder = builder.rate_limiter(AIORateLimiter(max_retries=2))  # type: ignore[arg-type]
@@ -143,7 +165,8 @@ class TelegramChannel:
         updater = self.application.updater
         assert updater is not None
         if self._webhook is None:
-            await updater.start_polling(allowed_updates=UPDATES, timeout=10)
+            await updater.start_polling(allowed_updates=UPDATES, timeout=POLL_TIMEOUT)
+            self._polls.answered_at = time.monotonic()  # getMe just answered
             return
         hook = self._webhook
         await updater.start_webhook(
@@ -154,6 +177,18 @@ class TelegramChannel:
             allowed_updates=UPDATES,
             secret_token=hook.secret,  # Telegram sends it back; other requests get 403
         )
+
+    def polling_problem(self, now: float) -> str | None:
+        """Why updates are not coming in (for /healthz), or None while they are."""
+        updater = self.application.updater
+        if self._webhook is not None:
+            return None if updater is not None and updater.running else "the webhook is not up"
+        if updater is None or not updater.running:
+            return "not polling Telegram"
+        answered = self._polls.answered_at
+        if answered is None or now - answered > POLL_STALE:
+            return f"no answer from the Bot API at {self._base_url} for over {POLL_STALE:g} s"
+        return None
 
     async def stop_updates(self) -> None:
         """Stop taking updates and let the handlers in flight finish; sending still works."""
@@ -294,6 +329,7 @@ class _Handlers:
 
     async def message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A slash command at once; plain words into the chat's queue, or "busy"."""
+        HANDLED.labels("message").inc()
         message, user = update.effective_message, update.effective_user
         if message is None or user is None or not message.text:
             return
@@ -326,6 +362,7 @@ class _Handlers:
 
     async def button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A button press, answered at once: approvals by token, the rest by the commands."""
+        HANDLED.labels("button").inc()
         query, user = update.callback_query, update.effective_user
         if query is None or user is None:
             return

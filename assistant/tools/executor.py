@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from assistant.errors import AssistantError, ModelError, UnknownToolError
 from assistant.llm.types import ToolCall
 from assistant.memory.audit import AuditEntry, Outcome
+from assistant.metrics import TOOL_CALLS
 from assistant.redaction import redact_known
 from assistant.tools.registry import Registry
 from assistant.tools.summary import summarize
@@ -206,6 +207,7 @@ class Executor:
         dropped: Sequence[str] = (),
         approver: int | None = None,
     ) -> int | None:
+        TOOL_CALLS.labels(call.name, outcome).inc()
         entry = AuditEntry(
             context.request_id,
             call.id,
