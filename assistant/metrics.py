@@ -7,6 +7,8 @@ nothing else in the process (or a second assistant in a test) mixes in.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
 REGISTRY = CollectorRegistry(auto_describe=True)
@@ -47,3 +49,30 @@ LLM_SECONDS = Histogram(
 def exposition() -> bytes:
     """Every metric in the text format scrapers read."""
     return generate_latest(REGISTRY)
+
+
+STAYS = timedelta(minutes=10)  # how long a failure lasts before the owner is told
+
+
+class Streak:
+    """Since when something has been failing, without a success in between."""
+
+    def __init__(self) -> None:
+        self.since: datetime | None = None
+        self.last_error = ""
+
+    def ok(self) -> None:
+        """It worked: the streak ends."""
+        self.since = None
+
+    def failed(self, now: datetime, error: str) -> None:
+        """It failed: the streak starts, or goes on."""
+        self.since = self.since or now
+        self.last_error = error
+
+    def problem(self, now: datetime, what: str) -> str | None:
+        """What to tell when the streak has lasted long enough."""
+        if self.since is None or now - self.since < STAYS:
+            return None
+        minutes = int((now - self.since).total_seconds() // 60)
+        return f"{what} for {minutes} minutes ({self.last_error})."

@@ -48,7 +48,7 @@ from assistant.llm.types import (
     UserMessage,
 )
 from assistant.memory.conversation import Conversations
-from assistant.metrics import LLM_SECONDS, TURNS
+from assistant.metrics import LLM_SECONDS, TURNS, Streak
 from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCall
 
 log = logging.getLogger(__name__)
@@ -132,6 +132,7 @@ class Agent:
         self._window = Window(self._settings.context_tokens, self._settings.reply_tokens)
         self._sizer = sizer
         self._calibration = Calibration()
+        self.model_down = Streak()  # for the owner's alerts
 
     def limited_to(self, registry: Registry) -> Agent:
         """The same agent with only these tools and nobody to approve anything."""
@@ -241,8 +242,13 @@ class Agent:
                 f"The model is slow: no answer within {self._settings.llm_timeout:g} s. It may "
                 "be busy, or the machine small for it; try again, or raise llm.timeout_seconds."
             ) from None
+        except LLMUnavailableError as exc:
+            if not isinstance(exc, ModelSlowError):  # slow is alive
+                self.model_down.failed(self._clock.now(), str(exc)[:200])
+            raise
         finally:
             LLM_SECONDS.labels(outcome).observe(time.monotonic() - started)
+        self.model_down.ok()
         counter = self._window.counter
         estimate = turn.fixed + sum(message_tokens(m, counter) for m in request.messages)
         self._calibration.observe(estimate, completion.usage.input_tokens)

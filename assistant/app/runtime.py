@@ -38,7 +38,7 @@ from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
 from assistant.memory.people import People
-from assistant.metrics import DELIVERIES_FAILED
+from assistant.metrics import DELIVERIES_FAILED, Streak
 from assistant.tasks import Executor as TaskExecutor
 from assistant.tasks import Notice, Outbox, ReminderExecutor, Scheduler, TaskKind, TaskStore
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
@@ -71,15 +71,17 @@ class Deliveries:
     """The channel's outbox as the scheduler uses it: a user who blocked the bot gets their
     tasks paused, and back when they write again."""
 
-    def __init__(self, channel: Outbox, people: People, tasks: TaskStore) -> None:
+    def __init__(self, channel: Outbox, people: People, tasks: TaskStore, clock: Clock) -> None:
         self._channel = channel
+        self._clock = clock
         self._people = people
         self._tasks = tasks
+        self.failing = Streak()  # for the owner's alerts
 
     async def deliver(self, notice: Notice) -> int:
         """Send through the channel; a block pauses the owner's tasks."""
         try:
-            return await self._channel.deliver(notice)
+            message_id = await self._channel.deliver(notice)
         except RecipientBlockedError:
             DELIVERIES_FAILED.inc()
             user = notice.owner.user_id
@@ -87,9 +89,12 @@ class Deliveries:
             paused = await self._tasks.pause_blocked(user)
             log.warning("user %d blocked the bot; paused %d of their tasks", user, paused)
             raise
-        except Exception:
+        except Exception as exc:
             DELIVERIES_FAILED.inc()
+            self.failing.failed(self._clock.now(), type(exc).__name__)
             raise
+        self.failing.ok()
+        return message_id
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,7 @@ class Runtime:
     commands: Commands
     desk: ApprovalDesk
     model: Model
+    deliveries: Deliveries
 
     async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
         """Whom a message is from, in their timezone (the configured one until they set one)."""
@@ -190,7 +196,7 @@ async def _build(
         sizer=build_sizer(config),
     )  # fmt: skip
     turns = Turns(agent, turn_timeout=config.llm.turn_timeout_seconds)
-    deliveries = Deliveries(outbox, people, tasks)
+    deliveries = Deliveries(outbox, people, tasks, clock)
     scheduler = Scheduler(
         setup.database_path(), clock, _executors(setup, services, agent, deliveries),
         deliveries, scheduler_settings(config), wake=wake,
@@ -198,8 +204,9 @@ async def _build(
     stack.push_async_callback(scheduler.close)
     commands = Commands(services, people, audit, turns, clock)
     return Runtime(
-        setup, db, clock, services, people, tasks, scheduler, agent, turns, commands, desk, model
-    )
+        setup, db, clock, services, people, tasks, scheduler, agent, turns, commands, desk, model,
+        deliveries,
+    )  # fmt: skip
 
 
 def _model(setup: Setup, db: Database) -> Model:

@@ -9,18 +9,19 @@ import signal
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TextIO
 
 from assistant.agent import Answer, Pending
 from assistant.agent.chats import ChatQueues
 from assistant.app import Setup, backups, systemd
+from assistant.app.alerts import Alerts, Condition, disk
 from assistant.app.health import serve_health
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose
 from assistant.clock import Clock
 from assistant.console import Console, Printer
 from assistant.errors import ConfigError, LLMError, RunError
-from assistant.tasks import Notice
+from assistant.tasks import Notice, Owner
 from assistant.telegram.bot import TelegramChannel, Webhook
 
 log = logging.getLogger(__name__)
@@ -131,13 +132,15 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
             ChatQueues.running(clock, grace) as queues,
         ):
             monitor = _monitor(setup, group, channel, runtime)
+            alerts = _alerts(setup, group, runtime)
             try:
                 await channel.start(runtime, queues)
                 systemd.notify("READY=1")
                 await stop.wait()
             finally:
-                if monitor is not None:
-                    monitor.cancel()
+                for watcher in (monitor, alerts):
+                    if watcher is not None:
+                        watcher.cancel()
                 systemd.notify("STOPPING=1")
                 # Runs in flight and turns in flight share one grace, not one after the other.
                 runtime.scheduler.stop()
@@ -161,6 +164,28 @@ def _monitor(
         return channel.polling_problem(time.monotonic())
 
     return group.create_task(serve_health(host, port, (polling, scheduler)))
+
+
+def _alerts(setup: Setup, group: asyncio.TaskGroup, runtime: Runtime) -> asyncio.Task[None] | None:
+    """The owner (the first allowed user) told once when something stays broken."""
+    if not setup.config.telegram.allowed_user_ids:
+        return None
+    owner = setup.config.telegram.allowed_user_ids[0]
+    model = setup.config.llm.model
+
+    def model_down(now: datetime) -> str | None:
+        return runtime.agent.model_down.problem(now, f"The model {model} has not answered")
+
+    def deliveries(now: datetime) -> str | None:
+        return runtime.deliveries.failing.problem(now, "Messages have failed to go out")
+
+    conditions = (
+        Condition("the model", model_down),
+        Condition("sending messages", deliveries),
+        disk(setup.database_path().parent),
+    )
+    watch = Alerts(runtime.deliveries, Owner(owner, owner), runtime.clock, conditions)
+    return group.create_task(watch.run())
 
 
 def _webhook(setup: Setup) -> Webhook | None:
