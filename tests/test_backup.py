@@ -13,11 +13,11 @@ from test_startup import HOLD_FLOCK, holding
 
 from assistant.app import Setup
 from assistant.app.backups import backup, check, restore, take_daily
-from assistant.app.export import gather, notes_markdown
 from assistant.cli import main
 from assistant.config import parse_config
 from assistant.db import open_database
 from assistant.errors import StorageError
+from assistant.memory.export import gather, notes_markdown
 from assistant.memory.notes import Notes
 from assistant.migrations import MIGRATIONS
 

@@ -532,3 +532,24 @@ async def test_a_long_call_is_shown_whole_as_a_file_and_exactly_that_runs(
             telegram.press(ADA, approve)
             await eventually(lambda: any("Approved and done" in t for t in telegram.texts()))
         assert [(r.method, r.body.decode()) for r in home.requests] == [("PUT", body)]
+
+
+async def test_export_sends_the_owners_data_as_files_in_private_only(tmp_path, clock, monkeypatch):
+    async with bot(tmp_path, clock, monkeypatch, telegram_extra={"private_only": False}) as (
+        telegram,
+        _,
+    ):
+        telegram.message(ADA, "/note the wifi password is on the fridge")
+        telegram.message(ADA, "/remind in 1h water the plants")
+        await eventually(lambda: any("water the plants" in t for t in telegram.texts()))
+        telegram.message(ADA, "/export", chat=-1001, chat_type="group")
+        await eventually(lambda: any("only in our private chat" in t for t in telegram.texts()))
+        assert telegram.sent("sendDocument") == []
+        telegram.message(ADA, "/export")
+        await eventually(lambda: len(telegram.sent("sendDocument")) == 2)
+    documents = {d["document_filename"]: d["document"] for d in telegram.sent("sendDocument")}
+    assert {int(d["chat_id"]) for d in telegram.sent("sendDocument")} == {ADA}
+    data = json.loads(documents[f"assistant-export-{ADA}.json"])
+    assert [n["content"] for n in data["notes"]] == ["the wifi password is on the fridge"]
+    assert [t["description"] for t in data["tasks"]] == ["water the plants"]
+    assert "the wifi password" in documents[f"assistant-export-{ADA}-notes.md"].decode()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from assistant.agent.agent import Person
@@ -16,6 +17,7 @@ from assistant.agent.turns import Turns
 from assistant.clock import Clock
 from assistant.errors import ModelError, ScheduleError
 from assistant.memory.audit import AuditLog
+from assistant.memory.export import files
 from assistant.memory.notes import Found
 from assistant.memory.people import People
 from assistant.tasks import NewTask, Notice, Owner, Parsed, Task, TaskStore
@@ -39,6 +41,7 @@ MENU: dict[str, str] = {
     "clear": "start the conversation afresh (notes and tasks stay)",
     "stop": "stop what I am doing",
     "audit": "the tools I used lately",
+    "export": "your notes, tasks and conversations as files",
 }
 SNOOZES = {"10m": "in 10m", "1h": "in 1h", "tomorrow": "tomorrow 9am"}
 WHEN_WORDS = 7
@@ -54,10 +57,14 @@ class Button:
 
 @dataclass(frozen=True)
 class Reply:
-    """What a command answers: text, and rows of buttons."""
+    """What a command answers: text, rows of buttons, and files (name and content)."""
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
+    files: tuple[tuple[str, bytes], ...] = ()
+
+
+Exporter = Callable[[int], Awaitable[dict[str, Any]]]
 
 
 Handler = Callable[[Person, str], Awaitable[Reply]]
@@ -67,9 +74,17 @@ class Commands:
     """Runs slash commands and button presses for a person."""
 
     def __init__(
-        self, services: Services, people: People, audit: AuditLog, turns: Turns, clock: Clock
+        self,
+        services: Services,
+        people: People,
+        audit: AuditLog,
+        turns: Turns,
+        clock: Clock,
+        *,
+        exporter: Exporter | None = None,
     ) -> None:
         self._services = services
+        self._exporter = exporter
         self._people = people
         self._audit = audit
         self._turns = turns
@@ -80,6 +95,7 @@ class Commands:
             "edit": self._edit,
             "notes": self._notes, "note": self._note, "search": self._search, "tz": self._tz,
             "clear": self._clear, "stop": self._stop, "audit": self._audit_list,
+            "export": self._export,
         }  # fmt: skip
 
     async def handle(self, person: Person, text: str) -> Reply | None:
@@ -184,6 +200,15 @@ class Commands:
             return Reply("Which one? /cancel <id>; /tasks shows the ids.")
         task = await self._store().cancel(person.user_id, rest.split(maxsplit=1)[0])
         return Reply(f"Cancelled {task.id}: {task.description}")
+
+    async def _export(self, person: Person, rest: str) -> Reply:
+        if person.chat_id != person.user_id:  # a group would see one person's data
+            return Reply("/export works only in our private chat.")
+        if self._exporter is None:
+            return Reply("Exporting is not available here.")
+        data = await self._exporter(person.user_id)
+        counts = f"{len(data['notes'])} notes, {len(data['tasks'])} tasks"
+        return Reply(f"Your data ({counts}, your conversations):", files=tuple(files(data).items()))
 
     async def _notes(self, person: Person, rest: str) -> Reply:
         notes = await need(self._services.notes, "note keeping").list_notes(person.user_id, 10)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TextIO
 
 from assistant.app import Setup
-from assistant.app import export as exporting
 from assistant.app.runtime import compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
+from assistant.memory import export as exporting
 
 
 async def list_tasks(setup: Setup, out: TextIO) -> None:
@@ -44,7 +45,18 @@ async def export(setup: Setup, folder: Path) -> str:
         written = []
         for (user_id,) in rows:
             data = await exporting.gather(runtime.db, int(user_id), clock.now().isoformat())
-            written += await exporting.write(folder, data)
+            written += await asyncio.to_thread(_write, folder, exporting.files(data))
     if not written:
         return "nothing to export: no user has notes, tasks or conversations yet"
     return "exported " + ", ".join(str(path) for path in written)
+
+
+def _write(folder: Path, files: dict[str, bytes]) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, content in files.items():
+        path = folder / name
+        path.write_bytes(content)
+        path.chmod(0o600)  # one person's data
+        written.append(path)
+    return written

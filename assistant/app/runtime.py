@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from typing import Any
 
 from assistant.agent import Agent, Answer, EventSink, Person, Prompts, Turns
 from assistant.agent.approvals import ApprovalDesk
@@ -37,6 +38,7 @@ from assistant.llm.types import Completion, Request, StreamEvent
 from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
+from assistant.memory.export import gather
 from assistant.memory.people import People
 from assistant.metrics import DELIVERIES_FAILED, Streak
 from assistant.tasks import Executor as TaskExecutor
@@ -202,7 +204,11 @@ async def _build(
         deliveries, scheduler_settings(config), wake=wake,
     )  # fmt: skip
     stack.push_async_callback(scheduler.close)
-    commands = Commands(services, people, audit, turns, clock)
+
+    async def exporter(user_id: int) -> dict[str, Any]:
+        return await gather(db, user_id, clock.now().isoformat())
+
+    commands = Commands(services, people, audit, turns, clock, exporter=exporter)
     return Runtime(
         setup, db, clock, services, people, tasks, scheduler, agent, turns, commands, desk, model,
         deliveries,

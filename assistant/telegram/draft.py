@@ -67,6 +67,11 @@ class Draft:
             await self._channel.send(self._chat_id, result.text, buttons)
         else:
             await self._replace(result.text)
+        if isinstance(result, Reply):
+            for name, content in result.files:
+                await self._channel.application.bot.send_document(
+                    self._chat_id, content, filename=name
+                )
         if isinstance(result, Answer):
             for attachment in result.attachments:
                 await self._channel.application.bot.send_photo(

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 from assistant.db import Database, Row
@@ -68,6 +66,15 @@ def _conversations(rows: list[Row]) -> list[dict[str, Any]]:
     ]
 
 
+def files(data: dict[str, Any]) -> dict[str, bytes]:
+    """The export as named files: the JSON of everything and the notes in Markdown."""
+    stem = f"assistant-export-{data['user_id']}"
+    return {
+        f"{stem}.json": (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode(),
+        f"{stem}-notes.md": notes_markdown(data).encode(),
+    }
+
+
 def notes_markdown(data: dict[str, Any]) -> str:
     """The notes of an export as a Markdown file."""
     lines = [f"# Notes of user {data['user_id']}", "", f"Exported {data['exported_at']}.", ""]
@@ -75,21 +82,3 @@ def notes_markdown(data: dict[str, Any]) -> str:
         tags = " ".join(f"#{tag}" for tag in note["tags"])
         lines += [f"## {note['created_at']}{'  ' + tags if tags else ''}", "", note["content"], ""]
     return "\n".join(lines)
-
-
-async def write(folder: Path, data: dict[str, Any]) -> list[Path]:
-    """The export as files in ``folder``: the JSON of everything and the notes in Markdown."""
-    stem = folder / f"assistant-export-{data['user_id']}"
-    files = {
-        stem.with_suffix(".json"): json.dumps(data, ensure_ascii=False, indent=2) + "\n",
-        stem.with_name(f"{stem.name}-notes.md"): notes_markdown(data),
-    }
-    await asyncio.to_thread(_write_files, files)
-    return list(files)
-
-
-def _write_files(files: dict[Path, str]) -> None:
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        path.chmod(0o600)  # one person's data
