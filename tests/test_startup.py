@@ -4,11 +4,17 @@ no traceback, and nothing stored changed."""
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import sysconfig
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +27,8 @@ from assistant.config import parse_config
 from assistant.db import open_database
 from assistant.errors import NotADatabaseError, StorageError
 from assistant.migrations import MIGRATIONS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(capsys, *argv: str) -> tuple[int, str]:
@@ -188,3 +196,55 @@ def test_denying_a_tool_the_config_switched_off_is_not_an_error(tmp_path, capsys
     path = tmp_path / "config.toml"
     path.write_text('[tools]\ndeny = ["execute_code", "generate_image"]\n')
     assert main(["tools", "--config", str(path)]) == 0
+
+
+def test_a_read_only_data_folder_is_one_line_for_its_user(tmp_path):
+    """As the service user: a folder it may not write (root's, or made read-only)."""
+    python = shutil.which(
+        f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/bin"
+    )
+    privileged = os.geteuid() == 0
+    if privileged and python is None:
+        pytest.skip("no system Python to run as an unprivileged user")
+    folder = Path(tempfile.mkdtemp(prefix="assistant-ro-"))
+    try:
+        folder.chmod(0o755)
+        data = folder / "data"
+        data.mkdir(mode=0o555)
+        script = (
+            "import sys; from pathlib import Path; from assistant.cli import main; "
+            "sys.exit(main(['status', '--config', sys.argv[1]]))"
+        )
+        config = folder / "config.toml"
+        config.write_text(f'[assistant]\ndata_dir = "{data}"\n')
+        config.chmod(0o644)
+        drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        command = [
+            *(drop if privileged else []),
+            python or sys.executable,
+            "-c",
+            script,
+            str(config),
+        ]
+        paths = f"{ROOT}:{sysconfig.get_paths()['purelib']}"
+        result = subprocess.run(
+            command, capture_output=True, text=True, check=False,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": paths, "HOME": "/nonexistent"},
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert result.returncode == 2, result.stderr
+    assert f"{data}: is not writable by user" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_doctor_json_is_for_scripts(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSISTANT_TELEGRAM_TOKEN", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["doctor", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    checks = {check["name"]: check for check in report["checks"]}
+    assert report["ok"] is False and checks["database"]["ok"] is True
+    assert "is empty: get a token from @BotFather" in checks["telegram"]["detail"]
+    assert set(checks) >= {"config", "database", "model", "telegram", "code", "allowed users"}
