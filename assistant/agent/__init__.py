@@ -1,6 +1,6 @@
 """The dialog agent: history, the model and tools in a bounded loop, approvals, per-chat turns."""
 
-from assistant.agent.agent import Agent, AgentSettings, Person
+from assistant.agent.agent import Agent
 from assistant.agent.approval import ApprovalRequest, Approver, DenyAll, Pending, Prompts
 from assistant.agent.events import (
     AgentEvent,
@@ -11,6 +11,7 @@ from assistant.agent.events import (
     ToolFinished,
     ToolStarted,
 )
+from assistant.agent.person import AgentSettings, Person
 from assistant.agent.turns import Turns
 
 __all__ = [

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from assistant.agent.agent import Person
 from assistant.agent.commands import Reply
 from assistant.agent.events import Answer, EventSink
+from assistant.agent.person import Person
 
 
 class Assistant(Protocol):

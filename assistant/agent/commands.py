@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent.agent import Person
+from assistant.agent.person import Person
 from assistant.agent.turns import Turns
 from assistant.clock import Clock
 from assistant.errors import ModelError, ScheduleError

@@ -3,7 +3,8 @@ when the task was made, and nobody to approve anything."""
 
 from __future__ import annotations
 
-from assistant.agent.agent import Agent, Person
+from assistant.agent.agent import Agent
+from assistant.agent.person import Person
 from assistant.errors import RunError
 from assistant.tasks import Delivery, Firing, Notice, Outbox, Task
 from assistant.tasks.delivery import footer

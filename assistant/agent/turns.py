@@ -7,8 +7,9 @@ import asyncio
 import logging
 from collections import Counter
 
-from assistant.agent.agent import Agent, Person
+from assistant.agent.agent import Agent
 from assistant.agent.events import Answer, EventSink
+from assistant.agent.person import Person
 
 log = logging.getLogger(__name__)
 
