@@ -84,6 +84,7 @@ class Tally:
     context_errors: int = 0
     false_claims: int = 0
     locked: int = 0
+    failed_last: dict[int, bool] = field(default_factory=dict)  # did the chat's last turn fail
     seconds: list[float] = field(default_factory=list)
 
 
@@ -166,10 +167,11 @@ async def one_turn(runtime, person: Person, text: str, tool: str | None, tally: 
         calls = await session.fetchall(
             "SELECT tool, outcome FROM audit WHERE id > ? ORDER BY id", (before,)
         )
-    if "context window" in answer.text:
-        tally.context_errors += 1
-    if answer.ending == "error":
-        tally.locked += 1 if "context window" in answer.text else 0
+    failed = answer.ending == "error"
+    tally.context_errors += "context window" in answer.text
+    # A chat is locked when a failed turn makes its next turn fail too.
+    tally.locked += failed and tally.failed_last.get(person.chat_id, False)
+    tally.failed_last[person.chat_id] = failed
     ran = {row[0] for row in calls if row[1] == "ok"}
     if VERBOSE:
         print(f"  {text[:40]!r:44} want {tool}: {[tuple(r) for r in calls]} -> "
