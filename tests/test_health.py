@@ -51,6 +51,8 @@ async def test_anything_else_is_refused_plainly(endpoint):
     client, _, url = endpoint
     assert (await client.get("/")).status_code == 404
     assert (await client.post("/healthz")).status_code == 405
+    head = await client.head("/healthz")
+    assert head.status_code == 200 and head.content == b""
     host, port = url.removeprefix("http://").split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
     writer.write(b"x" * 10_000 + b"\r\n\r\n")  # a head longer than any real one

@@ -31,13 +31,14 @@ async def serve_health(
                 head = await reader.readuntil(b"\r\n\r\n")
             status, kind, body = respond(head[:MAX_HEAD], checks)
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
-            status, kind, body = "400 Bad Request", "text/plain", b"bad request\n"
+            head, status, kind, body = b"", "400 Bad Request", "text/plain", b"bad request\n"
         except ConnectionError:
             return
+        shown = b"" if head.startswith(b"HEAD ") else body  # HEAD: the headers alone
         writer.write(
             f"HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {len(body)}\r\n"
             "Connection: close\r\n\r\n".encode()
-            + body
+            + shown
         )
         try:
             await writer.drain()
