@@ -265,6 +265,19 @@ def test_wrapper_markers_never_reach_the_user() -> None:
     assert extract_tool_calls(reply).text == "Done."
 
 
+def test_markup_shown_in_a_code_fence_is_kept_and_never_run() -> None:
+    reply = "To end a turn:\n```\n<|im_end|> and <tool_call>x</tool_call>\n```\nDone.<|eot_id|>"
+    result = extract_tool_calls(reply)
+    assert result.calls == () and result.broken == ()
+    assert result.text == reply.removesuffix("<|eot_id|>")
+
+
+def test_a_json_call_in_a_fence_is_still_read() -> None:
+    reply = 'Here:\n```json\n{"tool": "get_time", "args": {}}\n```'
+    result = extract_tool_calls(reply)
+    assert [(c.name, c.arguments) for c in result.calls] == [T]
+
+
 def test_python_calls_are_never_evaluated(tmp_path: object) -> None:
     reply = "[get_weather(city=open('/etc/passwd').read())]"
     result = extract_tool_calls(reply)

@@ -23,7 +23,7 @@ from assistant.llm.callsyntax import Broken, Parsed
 from assistant.llm.jsonscan import Next, Unreadable, find, raw_decode
 from assistant.llm.types import BrokenCall, Extraction, ToolCall
 
-Kind = Literal["reasoning", "block", "stray", "name_json", "harmony"]
+Kind = Literal["reasoning", "block", "stray", "name_json", "harmony", "fence"]
 Keep = Literal["block", "content"]  # not this reader's: leave it to the JSON reader
 Reader = Callable[[str], Parsed | Keep]
 
@@ -124,6 +124,8 @@ _WRAPPERS = (
 _KINDS: dict[str, Kind] = {
     **dict.fromkeys(_REASONING, "reasoning"),
     **dict.fromkeys((k for k in _BLOCKS if k not in _REASONING), "block"),
+    **dict.fromkeys(_WRAPPERS, "stray"),
+    "```": "fence",  # a Markdown fence holds JSON or code, never model markup: kept as is
     "<|end|>": "stray",  # harmony's end of a message; also the closer of its analysis
     "[TOOL_CALLS]": "name_json",
     "<|channel|>": "harmony",
@@ -147,7 +149,10 @@ def read_markup(text: str) -> Extraction:
 
 
 def _unwrapped(text: str) -> str:
-    """The text without wrapper and end-of-turn markers: one C-speed pass per marker."""
+    """The text without wrapper and end-of-turn markers: one C-speed pass per marker. With a
+    Markdown fence in the reply they are removed one by one instead, outside fences only."""
+    if "```" in text:
+        return text
     for wrapper in _WRAPPERS:
         if wrapper in text:
             text = text.replace(wrapper, "")
@@ -195,7 +200,7 @@ class _Markup:
 
     def _marker(self, marker: str, at: int) -> int:
         kind, after = _KINDS[marker], at + len(marker)
-        if self.reasoning_only and kind not in ("reasoning", "harmony"):
+        if self.reasoning_only and kind not in ("reasoning", "harmony", "fence"):
             self.kept.append(marker)
             return after
         match kind:
@@ -203,6 +208,10 @@ class _Markup:
                 return self._block(marker, at, after)
             case "stray":
                 return after
+            case "fence":
+                end = min(len(self.text), self._closer("```", after) + 3)
+                self.kept.append(self.text[at:end])
+                return end
             case "name_json":
                 return self._name_json(at, after)
             case "harmony":
