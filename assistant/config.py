@@ -282,7 +282,7 @@ def load_config(path: Path, *, named: bool = False) -> Config:
         raise ConfigError(f"{path}: is a folder, not a config file; name the file.") from None
     except PermissionError:
         raise ConfigError(
-            f"{path}: cannot be read by user {_user()}; make it readable (chmod 640 and the "
+            f"{path}: cannot be read by user {user_name()}; make it readable (chmod 640 and the "
             "user's group, or run as its owner)."
         ) from None
     except OSError as exc:
@@ -290,7 +290,8 @@ def load_config(path: Path, *, named: bool = False) -> Config:
     return parse_config(raw, source=path.name)
 
 
-def _user() -> str:
+def user_name() -> str:
+    """The name of the user this process runs as (for messages about permissions)."""
     try:
         return pwd.getpwuid(os.getuid()).pw_name
     except KeyError:

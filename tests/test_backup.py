@@ -56,8 +56,10 @@ async def test_a_backup_under_write_load_is_one_moment_and_restores_identical(tm
     assert [row[0] for row in copied] == list(range(1, len(copied) + 1))  # no gap: one moment
     assert f"{len(copied)} notes" in said
     fresh = setup_in(tmp_path / "fresh")
+    backup_bytes = (tmp_path / "copy.db").read_bytes()
     await restore(fresh, tmp_path / "copy.db", NOW)
     assert rows(fresh.database_path()) == copied
+    assert (tmp_path / "copy.db").read_bytes() == backup_bytes  # the backup is only read
 
 
 async def test_a_restore_keeps_the_old_database_aside(tmp_path):

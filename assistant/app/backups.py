@@ -9,9 +9,11 @@ import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import aiosqlite
+
 from assistant.app import Setup, datadir
 from assistant.clock import Clock
-from assistant.db import SQLITE_HEADER, Database, open_database
+from assistant.db import SQLITE_HEADER, Database, copy_to, open_database
 from assistant.errors import StorageError
 from assistant.migrations import MIGRATIONS
 
@@ -88,9 +90,10 @@ async def restore(setup: Setup, source: Path, now: datetime) -> str:
                 await old.copy_to(kept)
             finally:
                 await old.close()
-        incoming = await open_database(source, migrations=MIGRATIONS[:version])
+        # Read only: the backup file itself is never changed (no WAL, no journal mode).
+        incoming = await aiosqlite.connect(f"file:{source}?mode=ro", uri=True)
         try:
-            await incoming.copy_to(path.with_name(f".{path.name}.restoring"))
+            await copy_to(incoming, path.with_name(f".{path.name}.restoring"))
         finally:
             await incoming.close()
         for stale in (path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")):
@@ -135,4 +138,3 @@ async def daily(db: Database, folder: Path, keep: int, clock: Clock) -> None:
             log.warning("the daily backup failed: %s", exc)
         tomorrow = (clock.now() + DAY).replace(hour=0, minute=5, second=0, microsecond=0)
         await clock.sleep_until(tomorrow)
-        await asyncio.sleep(0)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import pwd
 import signal
 import tempfile
 from pathlib import Path
 from typing import IO
 
+from assistant.config import user_name
 from assistant.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -59,14 +59,6 @@ def _check_writable(folder: Path) -> None:
         raise StorageError(
             f"{folder}: is not writable by user {user_name()} ({exc.strerror}). {_ADVICE}"
         ) from None
-
-
-def user_name() -> str:
-    """The name of the user this process runs as."""
-    try:
-        return pwd.getpwuid(os.getuid()).pw_name
-    except KeyError:
-        return str(os.getuid())
 
 
 def lock_path(database: Path) -> Path:
