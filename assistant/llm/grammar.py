@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -16,6 +17,8 @@ from typing import Any
 from assistant.llm.catalogue import text_catalogue
 from assistant.llm.textmode import text_messages
 from assistant.llm.types import BrokenCall, Completion, Request, ToolCall, ToolSpec
+
+log = logging.getLogger(__name__)
 
 INSTRUCTIONS = """\
 Reply with exactly one JSON object, nothing else:
@@ -92,6 +95,7 @@ def read_grammar_reply(completion: Completion) -> Completion:
         call = ToolCall(f"call-{uuid.uuid4().hex[:8]}", value["tool"], arguments)
         return replace(completion, text="", calls=(call,), finish_reason="tool_calls")
     if isinstance(value, Mapping) or text.startswith("{"):
+        log.debug("an unreadable grammar reply (%s): %.300r", completion.finish_reason, text)
         broken = BrokenCall(text[:200], "the reply is not an answer or a tool call object", 0)
         return replace(completion, text="", calls=(), broken=(broken,))
     return replace(completion, calls=())  # plain prose: a server that ignored the schema
