@@ -35,8 +35,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# Every pattern above needs one of these in the text: one linear scan rules all of them out.
+_MAYBE = re.compile(r"[:=]|sk-|(?i:authorization)")
+
 MIN_SECRET = 6
 _values: set[str] = set()  # the configured secrets, masked wherever they appear
+_longest_first: list[str] = []
 
 
 def remember_secrets(values: Iterable[str]) -> None:
@@ -45,16 +49,18 @@ def remember_secrets(values: Iterable[str]) -> None:
         value = raw.strip()
         if len(value) >= MIN_SECRET:
             _values.update({value, quote(value, safe=""), quote(value)})
+    _longest_first[:] = sorted(_values, key=len, reverse=True)
 
 
 def forget_secrets() -> None:
     """Forget every remembered value (a test's, or before the config is read again)."""
     _values.clear()
+    _longest_first.clear()
 
 
 def redact_known(text: str) -> str:
     """``text`` with every remembered secret value masked, whatever its shape."""
-    for value in sorted(_values, key=len, reverse=True):
+    for value in _longest_first:
         if value in text:
             text = text.replace(value, MASK)
     return text
@@ -63,6 +69,8 @@ def redact_known(text: str) -> str:
 def redact_text(text: str) -> str:
     """Return ``text`` with every known kind of secret replaced by a mask."""
     text = redact_known(text)
+    if not _MAYBE.search(text):
+        return text
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text

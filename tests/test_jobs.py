@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -147,7 +148,9 @@ async def test_a_refused_address_or_bad_url_is_final(conn, clock, client, target
 
 async def test_stored_data_that_does_not_fit_its_model_fails_clearly(conn, clock, client):
     firing = await stored(conn, clock, "api_call", {"url": "http://localhost/x"})
-    bad = replace(firing.task, execution={"url": "http://localhost/x", "method": "FETCH"})
+    bad = replace(
+        firing.task, execution_json=json.dumps({"url": "http://localhost/x", "method": "FETCH"})
+    )
     executor = ApiCallExecutor(client, SecretBook(), FakeOutbox())
     with pytest.raises(RunError, match="stored settings are not valid .*method"):
         await executor.run(replace(firing, task=bad))

@@ -379,16 +379,20 @@ async def test_a_run_past_its_timeout_is_retried_only_if_safe(
     ]
 
 
-async def test_due_queries_use_the_next_run_index(start, conn):
+async def test_due_queries_read_only_the_unclaimed_due_index(start, conn):
+    from assistant.tasks.queue import _CLAIM, _NEXT_WAKE
+
     scheduler = await start()
     del scheduler
-    rows = await fetch(
-        conn,
-        "EXPLAIN QUERY PLAN SELECT next_run FROM scheduled_tasks WHERE enabled = 1 "
-        "AND lease_owner IS NULL ORDER BY next_run LIMIT 1",
-    )
-    plan = " ".join(str(row) for row in rows)
-    assert "idx_tasks_next_run" in plan
+    for query, arguments in (
+        (_CLAIM, ("x", "y", "reminder", "z", 10)),
+        (_NEXT_WAKE, ("api_call",)),
+    ):
+        rows = await fetch(conn, f"EXPLAIN QUERY PLAN {query}", arguments)
+        plan = " ".join(str(tuple(row)) for row in rows)
+        assert "idx_tasks_due" in plan and "SCAN scheduled_tasks" not in plan.replace(
+            "SCAN scheduled_tasks USING INDEX", ""
+        )
     rows = await fetch(conn, "EXPLAIN QUERY PLAN SELECT * FROM task_runs WHERE status = 'running'")
     plan = " ".join(str(row) for row in rows)
     assert "idx_runs_running" in plan

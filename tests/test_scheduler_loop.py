@@ -165,3 +165,41 @@ async def test_a_task_falling_due_between_claim_and_sleep_still_fires(tmp_path, 
         scheduler.stop()
         await running
         await scheduler.close()
+
+
+async def test_runs_claimed_but_never_started_at_stop_are_returned_untouched(
+    running, clock, conn, tmp_path
+):
+    make, store_for, outbox, calls, started = running
+    calls.release = asyncio.Event()  # the first POST hangs; one worker, so the others wait
+    scheduler = make(concurrency={"reminder": 4, "api_call": 1}, shutdown_grace=MINUTE)
+    store = store_for(scheduler)
+    posts = [await store.add(call("POST", "in 5m", clock.now())) for _ in range(3)]
+    await asleep(clock)
+    clock.advance(5 * MINUTE)
+    await asyncio.wait_for(calls.entered.wait(), 5)
+    rows = await fetch(conn, "SELECT COUNT(*) FROM scheduled_tasks WHERE lease_owner IS NOT NULL")
+    assert rows == [(3,)]  # claimed together: the claim is not tied to free workers
+    scheduler.stop()
+    await until(lambda: clock.sleepers() == 1)  # the grace timer
+    clock.advance(MINUTE)
+    await asyncio.wait_for(started[-1], 5)
+    [ran] = [p for p in posts if p.id == calls.calls[0][0]]
+    runs = await fetch(conn, "SELECT task_id, status FROM task_runs")
+    assert runs == [(ran.id, "running")]  # the two never started left no run behind
+    audit = await fetch(conn, "SELECT task_id, outcome FROM audit")
+    assert audit == [(ran.id, "cancelled")]
+    leased = await fetch(conn, "SELECT COUNT(*) FROM scheduled_tasks WHERE lease_owner IS NOT NULL")
+    assert leased == [(0,)]
+    restarted = Scheduler(tmp_path / "assistant.db", clock, {"api_call": calls}, outbox)
+    try:
+        await restarted.recover()  # only the started one is reported as interrupted
+        [report] = outbox.texts("report")
+        assert ran.id in report and all(p.id not in report for p in posts if p is not ran)
+        calls.release.set()
+        calls.calls.clear()
+        assert await restarted.fire_due() == 2
+        assert sorted(c[0] for c in calls.calls) == sorted(p.id for p in posts if p is not ran)
+        assert outbox.texts("report") == [report]  # they ran without a note of a restart
+    finally:
+        await restarted.close()

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from assistant.tasks.delivery import local_time
 from assistant.tasks.queue import Dropped, Firing, Plan
-from assistant.tasks.schedule import Once, latest_due
+from assistant.tasks.schedule import latest_due
 from assistant.tasks.task import Task
 
 # Later than this counts as late: the run's message says when it was due.
@@ -28,10 +28,11 @@ def plan(task: Task, now: datetime, policy: MisfirePolicy) -> Plan:
     slot = task.due_at
     if task.attempts:
         return Firing(task, slot, f"attempt {task.attempts + 1}")
-    if (task.id, slot) in policy.replays:
-        return Firing(task, slot, "sent again after a restart; it may have arrived already")
+    if policy.replays and (task.id, slot) in policy.replays:
+        note = "sent again after a restart; it may have arrived already"
+        return Firing(task, slot, note, replay=True)
     skipped = 0
-    if not isinstance(task.schedule, Once):
+    if task.schedule_kind != "once":
         slot, skipped = latest_due(task.schedule, slot, now)
     late = now - slot
     if late <= ON_TIME:

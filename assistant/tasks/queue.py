@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,17 +22,21 @@ from assistant.db import connect
 from assistant.metrics import LATENESS, TASKS_DUE, TASKS_FIRED
 from assistant.redaction import redact_text, redact_value
 from assistant.tasks.schedule import next_after
-from assistant.tasks.task import Task, TaskKind, stamp, unstamp
+from assistant.tasks.task import COLUMNS, KINDS, Task, TaskKind, stamp, unstamp
 
-_CLAIM = """
-WITH due AS MATERIALIZED (
-    SELECT id FROM scheduled_tasks
-    WHERE enabled = 1 AND next_run <= ? AND lease_owner IS NULL AND task_type IN ({kinds})
+# One kind's due end, in time order, from the index of unclaimed active tasks.
+_CLAIM = f"""
+UPDATE scheduled_tasks SET lease_owner = ?, lease_until = ?
+WHERE rowid IN (
+    SELECT rowid FROM scheduled_tasks INDEXED BY idx_tasks_due
+    WHERE enabled = 1 AND lease_owner IS NULL AND task_type = ? AND next_run <= ?
     ORDER BY next_run LIMIT ?
 )
-UPDATE scheduled_tasks SET lease_owner = ?, lease_until = ?
-WHERE id IN (SELECT id FROM due)
-RETURNING *
+RETURNING {COLUMNS}
+"""
+_NEXT_WAKE = """
+SELECT MIN(next_run) FROM scheduled_tasks INDEXED BY idx_tasks_due
+WHERE enabled = 1 AND lease_owner IS NULL AND task_type = ?
 """
 _START_RUN = """
 INSERT INTO task_runs (task_id, scheduled_for, status, started_at, finished_at, error, note)
@@ -61,8 +66,18 @@ INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments, outcome, r
     duration_ms, task_id)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
+_DUE_AT = COLUMNS.split(", ").index("due_at")
 _AUDIT_OUTCOMES = {"ok": "ok", "error": "error", "retry": "error", "released": "cancelled"}
 _RELEASE = "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ?"
+# A returned run never started: its row goes back to what it was before the claim (none for a
+# first attempt, the failed try for a retry; a replay stays interrupted).
+_UNCLAIM_FIRST = """
+DELETE FROM task_runs WHERE task_id = ? AND scheduled_for = ? AND status = 'running'
+"""
+_UNCLAIM_RETRY = """
+UPDATE task_runs SET status = 'error', attempt = attempt - 1
+WHERE task_id = ? AND scheduled_for = ? AND status = 'running'
+"""
 
 
 @dataclass(frozen=True)
@@ -72,6 +87,7 @@ class Firing:
     task: Task
     scheduled_for: datetime
     note: str = ""
+    replay: bool = False  # a run a crash interrupted, fired again
 
 
 @dataclass(frozen=True)
@@ -86,17 +102,19 @@ class Dropped:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a run ended: done (ok or failed for good), to retry later, or released unfinished."""
+    """How a run ended: done (ok or failed for good), to retry later, released unfinished, or
+    returned unstarted (claimed, then the scheduler stopped before a worker took it)."""
 
     task: Task
     scheduled_for: datetime
-    status: Literal["ok", "error", "retry", "released"]
+    status: Literal["ok", "error", "retry", "released", "returned"]
     finished_at: datetime
     message_id: int | None = None
     error: str = ""
     retry_at: datetime | None = None
     started_at: datetime | None = None
     summary: str = ""
+    replay: bool = False
 
 
 Plan = Firing | Dropped
@@ -106,11 +124,11 @@ RESULT_CHARS = 500
 
 @dataclass(frozen=True)
 class Claim:
-    """What to claim: up to ``limit`` tasks of these kinds due at ``now``, and how to plan each."""
+    """What to claim: up to ``room[kind]`` tasks of each kind due at ``now``, and how to plan
+    each."""
 
     now: datetime
-    limit: int
-    kinds: Sequence[TaskKind]
+    room: Mapping[TaskKind, int]
     lease: timedelta
     plan: Callable[[Task], Plan]
 
@@ -146,9 +164,11 @@ class DueQueue:
     async def settle(self, outcomes: Sequence[Outcome]) -> None:
         """Write back how runs ended, all in one transaction."""
         await self._call(self._settle, outcomes)
+        fired = Counter((outcome.task.kind, outcome.status) for outcome in outcomes)
+        for (kind, status), count in fired.items():
+            TASKS_FIRED.labels(kind, status).inc(count)
         for outcome in outcomes:
-            TASKS_FIRED.labels(outcome.task.kind, outcome.status).inc()
-            if outcome.started_at is not None and outcome.status != "released":
+            if outcome.started_at is not None and outcome.status in ("ok", "error", "retry"):
                 late = (outcome.started_at - outcome.scheduled_for).total_seconds()
                 LATENESS.observe(max(late, 0.0))
 
@@ -165,31 +185,41 @@ class DueQueue:
         return await loop.run_in_executor(self._thread, function, *args)
 
     def _next_wake(self) -> datetime | None:
-        row = self.connection.execute(
-            "SELECT next_run FROM scheduled_tasks WHERE enabled = 1 AND lease_owner IS NULL "
-            "ORDER BY next_run LIMIT 1"
-        ).fetchone()
-        return unstamp(row[0]) if row else None
+        due = [self.connection.execute(_NEXT_WAKE, (kind,)).fetchone()[0] for kind in KINDS]
+        return unstamp(min(d for d in due if d)) if any(due) else None
 
     def _claim(self, request: Claim) -> list[Plan]:
-        now, kinds = request.now, request.kinds
-        query = _CLAIM.format(kinds=", ".join("?" * len(kinds)))
+        now, started = request.now, stamp(request.now)
         until = stamp(now + request.lease)
         with _transaction(self.connection) as db:
-            rows = db.execute(
-                query, (stamp(now), *kinds, request.limit, self._owner, until)
-            ).fetchall()
-            plans = [request.plan(Task.from_row(row)) for row in rows]
-            db.executemany(_START_RUN, [_run_row(p, now) for p in plans])
+            rows = [
+                row
+                for kind, limit in request.room.items()
+                for row in db.execute(_CLAIM, (self._owner, until, kind, started, limit))
+            ]
+            plans: list[Plan] = []
+            runs: list[tuple[object, ...]] = []
+            for row in rows:
+                p = request.plan(Task.from_row(row))
+                plans.append(p)
+                if isinstance(p, Firing) and p.scheduled_for is p.task.due_at:
+                    runs.append((row[0], row[_DUE_AT], "running", started, None, "", p.note))
+                else:  # a recurring task's latest slot, or a run that will not fire
+                    runs.append(_run_row(p, now))
+            db.executemany(_START_RUN, runs)
             _advance(db, [p for p in plans if isinstance(p, Dropped)], now)
         return plans
 
     def _settle(self, outcomes: Sequence[Outcome]) -> None:
-        ended = [o for o in outcomes if o.status != "released"]
+        ended = [o for o in outcomes if o.status not in ("released", "returned")]
         retries = [o for o in ended if o.status == "retry" and o.retry_at]
         finals = [o for o in ended if o.status in ("ok", "error")]
-        released = [o for o in outcomes if o.status == "released"]
+        released = [o for o in outcomes if o.status in ("released", "returned")]
+        returned = [o for o in outcomes if o.status == "returned" and not o.replay]
         with _transaction(self.connection) as db:
+            for statement, again in ((_UNCLAIM_FIRST, False), (_UNCLAIM_RETRY, True)):
+                keys = [_key(o) for o in returned if bool(o.task.attempts) == again]
+                db.executemany(statement, keys)
             db.executemany(_END_RUN, [_end_row(o) for o in ended])
             db.executemany(
                 _RETRY, [(stamp(o.retry_at), o.error, o.task.id) for o in retries if o.retry_at]
@@ -199,20 +229,21 @@ class DueQueue:
                 [_advance_row(o.task, o.scheduled_for, o.finished_at, o.error) for o in finals],
             )
             db.executemany(_RELEASE, [(o.task.id,) for o in released])
-            db.executemany(_AUDIT, [_audit_row(o) for o in outcomes])
+            db.executemany(_AUDIT, [_audit_row(o) for o in outcomes if o.status != "returned"])
 
     def _recover(self) -> list[Firing]:
         with _transaction(self.connection) as db:
             rows = db.execute(
-                "SELECT t.*, r.scheduled_for AS run_for FROM task_runs r "
-                "JOIN scheduled_tasks t ON t.id = r.task_id WHERE r.status = 'running'"
+                f"SELECT {COLUMNS}, run_for FROM (SELECT t.*, r.scheduled_for AS run_for "
+                "FROM task_runs r JOIN scheduled_tasks t ON t.id = r.task_id "
+                "WHERE r.status = 'running')"
             ).fetchall()
             # A lease is only ever held next to a 'running' run, so that index finds them all.
             db.execute(
                 "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL WHERE id IN "
                 "(SELECT task_id FROM task_runs WHERE status = 'running')"
             )
-        return [Firing(Task.from_row(row), unstamp(row["run_for"])) for row in rows]
+        return [Firing(Task.from_row(row), unstamp(row[-1])) for row in rows]
 
     def _abandon(self, dropped: Sequence[Dropped], now: datetime) -> None:
         with _transaction(self.connection) as db:
@@ -236,6 +267,10 @@ def _advance(db: sqlite3.Connection, dropped: Sequence[Dropped], now: datetime) 
         db.executemany(
             _ADVANCE, [_advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped]
         )
+
+
+def _key(outcome: Outcome) -> tuple[str, str]:
+    return outcome.task.id, stamp(outcome.scheduled_for)
 
 
 def _end_row(outcome: Outcome) -> tuple[object, ...]:

@@ -1,9 +1,11 @@
 """The scheduler: one sleeper over the due end of the table, claims in batches, bounded runs.
 
-It waits until the earliest ``next_run`` or until woken (a task added, changed or a slot freed),
-claims due tasks under a lease, runs them concurrently under a bound per kind, and writes the
-outcomes back in batches. On start it recovers runs a crash interrupted; on stop it lets runs
-in flight finish within a grace and releases the rest.
+It waits until the earliest ``next_run`` or until woken (a task added, changed or room freed),
+claims due tasks under a lease in batches, hands them to a fixed pool of workers per kind (as
+many as that kind may run at once), and writes the outcomes back in batches. A claim is not
+tied to free workers: each kind holds up to a few batches in hand, so the next batch is
+claimed while the last one runs. On start it recovers runs a crash interrupted; on stop it lets
+runs in flight finish within a grace and releases the rest, started or not.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import logging
 import secrets
 import sqlite3
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,8 @@ DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
     "agent_task": 2,
 }
 ERROR_PAUSE = timedelta(seconds=5)
-BACKLOG_BATCHES = 10
+BACKLOG_BATCHES = 40  # outcomes wait for the loop to catch up, up to this many batches
+HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
 
 
 @dataclass(frozen=True)
@@ -76,11 +79,12 @@ class Scheduler:
         self._outbox = outbox
         self._settings = settings or SchedulerSettings()
         self.queue = DueQueue(database, secrets.token_hex(6))
-        self._slots = {k: asyncio.Semaphore(self._limit(k)) for k in KINDS}
-        self._pending: dict[TaskKind, int] = defaultdict(int)
+        self._waiting: dict[TaskKind, asyncio.Queue[Firing]] = {k: asyncio.Queue() for k in KINDS}
+        self._held: dict[TaskKind, int] = defaultdict(int)  # claimed and not yet ended
+        self._idle = asyncio.Event()  # nothing held
+        self._idle.set()
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
         self._outcomes: list[Outcome] = []
-        self._running: set[asyncio.Task[None]] = set()
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
         self._recorded = asyncio.Event()
         self._stopping = False
@@ -109,10 +113,11 @@ class Scheduler:
         try:
             async with asyncio.TaskGroup() as group:
                 recorder = group.create_task(self._recorder())
+                workers = self._workers(group.create_task)
                 try:
                     await self._loop(group)
                 finally:
-                    await self._drain()
+                    await self._drain(workers)
                     self._closing = True
                     self._recorded.set()
                     await recorder
@@ -141,11 +146,16 @@ class Scheduler:
         """Fire every task due now, wait for the runs and record them; return how many ran."""
         total = 0
         await self._flush()
-        while plans := await self._claim():
-            async with asyncio.TaskGroup() as group:
-                self._dispatch(plans, group)
-            await self._flush()
-            total += len(plans)
+        workers = self._workers(asyncio.ensure_future)
+        try:
+            while plans := await self._claim():
+                async with asyncio.TaskGroup() as group:
+                    self._dispatch(plans, group)
+                await self._idle.wait()
+                await self._flush()
+                total += len(plans)
+        finally:
+            await self._stop_workers(workers)
         return total
 
     async def _loop(self, group: asyncio.TaskGroup) -> None:
@@ -162,51 +172,64 @@ class Scheduler:
                 wake_at = self._clock.now() + ERROR_PAUSE
             else:
                 if wake_at and wake_at <= self._claimed_at:
-                    wake_at = None  # due when we claimed, yet not claimed: wait for a free slot
+                    wake_at = None  # due when we claimed, yet not claimed: wait for room
             await self._wait(wake_at)
 
     async def _claim(self) -> list[Plan]:
         now = self._claimed_at = self._clock.now()
-        free = {k: self._limit(k) - self._pending[k] for k in KINDS}
-        kinds = [k for k in KINDS if free[k] > 0]
-        if not kinds or self._stopping:
+        batch = self._settings.batch_size
+        room = {k: min(batch, self._cap(k) - self._held[k]) for k in KINDS}
+        room = {k: n for k, n in room.items() if n > 0}
+        if not room or self._stopping:
             return []
-        limit = min(self._settings.batch_size, sum(free[k] for k in kinds))
         policy = MisfirePolicy(self._settings.grace, self._replays)
         return await self.queue.claim(
-            Claim(now, limit, kinds, self._settings.lease, lambda task: plan(task, now, policy))
+            Claim(now, room, self._settings.lease, lambda task: plan(task, now, policy))
         )
 
     def _dispatch(self, plans: Sequence[Plan], group: asyncio.TaskGroup) -> None:
-        missed = [p for p in plans if isinstance(p, Dropped) and p.status == "missed"]
-        for firing in (p for p in plans if isinstance(p, Firing)):
-            self._pending[firing.task.kind] += 1
-            running = group.create_task(self._fire(firing))
-            self._running.add(running)
-            running.add_done_callback(self._running.discard)
+        missed = []
+        for p in plans:
+            if isinstance(p, Firing):
+                self._held[p.task.kind] += 1
+                self._waiting[p.task.kind].put_nowait(p)
+            elif p.status == "missed":
+                missed.append(p)
+        if self._holding():
+            self._idle.clear()
         if missed:
             group.create_task(self._report_dropped(missed, "missed"))
 
-    async def _fire(self, firing: Firing) -> None:
-        kind = firing.task.kind
-        try:
-            async with self._slots[kind]:
-                outcome = await self._execute(firing)
-        except asyncio.CancelledError:
-            self._record(Outcome(firing.task, firing.scheduled_for, "released", self._clock.now()))
-            raise
-        finally:
-            self._pending[kind] -= 1
-            if self._pending[kind] == self._limit(kind) - 1:
-                self._wake.set()
+    def _workers(
+        self, spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]]
+    ) -> list[asyncio.Task[None]]:
+        """One worker per run a kind may have in flight, each taking the next claimed run."""
+        return [spawn(self._work(kind)) for kind in KINDS for _ in range(self._limit(kind))]
+
+    async def _work(self, kind: TaskKind) -> None:
+        waiting = self._waiting[kind]
+        while True:
+            firing = await waiting.get()
+            try:
+                outcome = await self._attempt(firing, self._now())
+            except asyncio.CancelledError:
+                self._end(Outcome(firing.task, firing.scheduled_for, "released", self._now()))
+                raise
+            self._end(outcome)
+
+    def _end(self, outcome: Outcome) -> None:
+        kind = outcome.task.kind
+        self._held[kind] -= 1
         self._record(outcome)
+        if self._held[kind] <= self._cap(kind) // 2:
+            self._wake.set()  # room for another batch of this kind
+        if not self._holding():
+            self._idle.set()
 
-    async def _execute(self, firing: Firing) -> Outcome:
-        started = self._clock.now()
-        outcome = await self._attempt(firing)
-        return replace(outcome, started_at=started)
+    def _holding(self) -> bool:
+        return any(self._held.values())  # four kinds: cheaper than keeping a total
 
-    async def _attempt(self, firing: Firing) -> Outcome:
+    async def _attempt(self, firing: Firing, started: datetime) -> Outcome:
         task, slot = firing.task, firing.scheduled_for
         executor = self._executors.get(task.kind)
         try:
@@ -215,49 +238,62 @@ class Scheduler:
             async with asyncio.timeout(self._settings.run_timeout):
                 delivery = await executor.run(firing)
         except RetryableRunError as exc:
-            return self._retry_or_fail(task, slot, str(exc))
+            return self._retry_or_fail(firing, started, str(exc))
         except RunError as exc:
-            return Outcome(task, slot, "error", self._clock.now(), error=str(exc))
+            return self._failed(firing, started, str(exc))
         except TimeoutError:
             reason = f"took longer than {self._settings.run_timeout:g} s"
             if executor is not None and executor.replayable(task):
-                return self._retry_or_fail(task, slot, reason)
-            return Outcome(task, slot, "error", self._clock.now(), error=reason)
+                return self._retry_or_fail(firing, started, reason)
+            return self._failed(firing, started, reason)
         except Exception:
             reference = secrets.token_hex(4)
             log.exception("task %s failed with an internal error (ref %s)", task.id, reference)
             reason = f"an internal error stopped it (reference {reference})"
-            return Outcome(task, slot, "error", self._clock.now(), error=reason)
-        now = self._clock.now()
-        return Outcome(task, slot, "ok", now, delivery.message_id, summary=delivery.summary)
+            return self._failed(firing, started, reason)
+        return Outcome(
+            task, slot, "ok", self._now(), delivery.message_id, "", None, started, delivery.summary
+        )
 
-    def _retry_or_fail(self, task: Task, slot: datetime, reason: str) -> Outcome:
-        now = self._clock.now()
-        attempt = task.attempts + 1
+    def _failed(self, firing: Firing, started: datetime, reason: str) -> Outcome:
+        now = self._now()
+        return Outcome(firing.task, firing.scheduled_for, "error", now, None, reason, None, started)
+
+    def _retry_or_fail(self, firing: Firing, started: datetime, reason: str) -> Outcome:
+        now, attempt = self._now(), firing.task.attempts + 1
         if attempt >= self._settings.max_attempts:
-            return Outcome(
-                task, slot, "error", now, error=f"{reason} (gave up after {attempt} tries)"
-            )
+            return self._failed(firing, started, f"{reason} (gave up after {attempt} tries)")
         backoff = min(self._settings.retry_base * 2 ** (attempt - 1), self._settings.retry_max)
-        return Outcome(task, slot, "retry", now, error=reason, retry_at=now + backoff)
+        retry_at = now + backoff
+        return Outcome(
+            firing.task, firing.scheduled_for, "retry", now, None, reason, retry_at, started
+        )
 
     def _record(self, outcome: Outcome) -> None:
         # While due tasks are still being claimed, outcomes wait: claims come first, and the
         # outcomes go in one write when the loop catches up (or the backlog grows too long).
         self._outcomes.append(outcome)
-        if self._caught_up or len(self._outcomes) >= BACKLOG_BATCHES * self._settings.batch_size:
+        if self._caught_up or self._backlogged():
             self._recorded.set()
 
     async def _recorder(self) -> None:
+        # One batch a write, so that a claim queued behind it waits for one batch, not all.
         while not self._closing:
             await self._recorded.wait()
             self._recorded.clear()
-            if not await self._flush() and not self._closing:
-                await self._clock.sleep_until(self._clock.now() + ERROR_PAUSE)
-                self._recorded.set()
+            while self._outcomes and (self._caught_up or self._backlogged()):
+                if not await self._flush(self._settings.batch_size):
+                    if not self._closing:
+                        await self._clock.sleep_until(self._clock.now() + ERROR_PAUSE)
+                        self._recorded.set()
+                    break
 
-    async def _flush(self) -> bool:
-        batch, self._outcomes = self._outcomes, []
+    def _backlogged(self) -> bool:
+        return len(self._outcomes) >= BACKLOG_BATCHES * self._settings.batch_size
+
+    async def _flush(self, most: int | None = None) -> bool:
+        most = len(self._outcomes) if most is None else most
+        batch, self._outcomes = self._outcomes[:most], self._outcomes[most:]
         if not batch:
             return True
         try:
@@ -273,34 +309,32 @@ class Scheduler:
         await self._report_failures(batch)
         return True
 
-    async def _drain(self) -> None:
-        if not self._running:
-            return
-        deadline = self._clock.now() + self._settings.shutdown_grace
-        grace = asyncio.ensure_future(self._clock.sleep_until(deadline))
-        try:
-            await asyncio.wait({grace, *self._running}, return_when=asyncio.FIRST_COMPLETED)
-            while self._running and not grace.done():
-                await asyncio.wait({grace, *self._running}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            grace.cancel()
-        for running in list(self._running):
-            running.cancel()
-        await asyncio.gather(*self._running, grace, return_exceptions=True)
+    async def _drain(self, workers: list[asyncio.Task[None]]) -> None:
+        """Let held runs finish within the grace, then return the unstarted, release the rest."""
+        if not self._idle.is_set():
+            await _event_or_time(
+                self._idle, self._clock, self._now() + self._settings.shutdown_grace
+            )
+        await self._stop_workers(workers)
+
+    async def _stop_workers(self, workers: list[asyncio.Task[None]]) -> None:
+        """Return the claimed runs no worker started; cancel the workers (releasing theirs)."""
+        for waiting in self._waiting.values():
+            while not waiting.empty():
+                firing = waiting.get_nowait()
+                slot, replay = firing.scheduled_for, firing.replay
+                self._end(Outcome(firing.task, slot, "returned", self._now(), replay=replay))
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
 
     async def _wait(self, until: datetime | None) -> None:
         self._caught_up = True
         if self._outcomes:
             self._recorded.set()
-        waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(self._wake.wait())}
-        if until is not None:
-            waits.add(asyncio.ensure_future(self._clock.sleep_until(until)))
         try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            await _event_or_time(self._wake, self._clock, until)
         finally:
-            for waiting in waits:
-                waiting.cancel()
-            await asyncio.gather(*waits, return_exceptions=True)
             self._caught_up = False
 
     async def _report_failures(self, outcomes: Sequence[Outcome]) -> None:
@@ -336,3 +370,23 @@ class Scheduler:
 
     def _limit(self, kind: TaskKind) -> int:
         return self._settings.concurrency.get(kind, 1)
+
+    def _cap(self, kind: TaskKind) -> int:
+        """How many claimed runs of a kind may be held, waiting for a worker or running."""
+        return self._limit(kind) * HELD_PER_WORKER
+
+    def _now(self) -> datetime:
+        return self._clock.now()
+
+
+async def _event_or_time(event: asyncio.Event, clock: Clock, until: datetime | None) -> None:
+    """Wait until the event is set or the clock reaches ``until`` (None: no time limit)."""
+    waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(event.wait())}
+    if until is not None:
+        waits.add(asyncio.ensure_future(clock.sleep_until(until)))
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)

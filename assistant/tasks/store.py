@@ -10,14 +10,13 @@ import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from types import MappingProxyType
 
 from assistant.clock import Clock
 from assistant.db import Database, Row, Session
 from assistant.errors import TaskError, TaskNotFoundError
 from assistant.tasks.reading import Parsed
 from assistant.tasks.schedule import Once, next_after, to_json
-from assistant.tasks.task import KINDS, LIVE, NewTask, Run, Task, TaskStatus, stamp
+from assistant.tasks.task import COLUMNS, KINDS, LIVE, NewTask, Run, Task, TaskStatus, stamp
 
 ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: ids are read aloud and typed
 ID_LENGTH = 6
@@ -99,7 +98,7 @@ class TaskStore:
     async def get(self, user_id: int, task_id: str) -> Task:
         """The user's task with this id."""
         row = await self._one(
-            "SELECT * FROM scheduled_tasks WHERE id = ? AND user_id = ?",
+            f"SELECT {COLUMNS} FROM scheduled_tasks WHERE id = ? AND user_id = ?",
             (task_id.strip().lower(), user_id),
         )
         if row is None:
@@ -112,7 +111,7 @@ class TaskStore:
         """The user's tasks in these states, soonest first."""
         marks = ", ".join("?" * len(statuses))
         return await self._tasks(
-            f"SELECT * FROM scheduled_tasks WHERE user_id = ? AND status IN ({marks}) "
+            f"SELECT {COLUMNS} FROM scheduled_tasks WHERE user_id = ? AND status IN ({marks}) "
             "ORDER BY next_run LIMIT ?",
             (user_id, *statuses, limit),
         )
@@ -120,7 +119,7 @@ class TaskStore:
     async def operator_list(self, limit: int = 200) -> list[Task]:
         """Every live task of every user, soonest first: for the operator's command line only."""
         return await self._tasks(
-            "SELECT * FROM scheduled_tasks WHERE status IN ('active', 'paused') "
+            f"SELECT {COLUMNS} FROM scheduled_tasks WHERE status IN ('active', 'paused') "
             "ORDER BY next_run LIMIT ?",
             (limit,),
         )
@@ -168,7 +167,7 @@ class TaskStore:
     async def resume_blocked(self, user_id: int) -> list[Task]:
         """Resume the tasks paused because the user had blocked the bot (not their own)."""
         paused = await self._tasks(
-            "SELECT * FROM scheduled_tasks WHERE user_id = ? AND status = 'paused' "
+            f"SELECT {COLUMNS} FROM scheduled_tasks WHERE user_id = ? AND status = 'paused' "
             "AND paused_by = 'blocked' ORDER BY next_run",
             (user_id,),
         )
@@ -248,7 +247,7 @@ class TaskStore:
         async with self._db.write() as session:
             row = await session.fetchone(
                 f"UPDATE scheduled_tasks SET {change} WHERE id = ? AND user_id = ? "
-                f"AND status IN ({marks}){free} RETURNING *",
+                f"AND status IN ({marks}){free} RETURNING {COLUMNS}",
                 (*values, task_id.strip().lower(), user_id, *allowed),
             )
         if row is None:
@@ -377,10 +376,11 @@ def _task(new: NewTask, task_id: str, now: datetime) -> Task:
         owner=new.owner,
         kind=new.kind,
         description=new.description.strip(),
-        schedule=new.parsed.schedule,
+        schedule_kind=new.parsed.schedule.kind,
+        schedule_json=to_json(new.parsed.schedule),
         schedule_text=spoken(new.parsed),
         timezone=new.parsed.schedule.zone,
-        execution=MappingProxyType(dict(new.execution)),
+        execution_json=json.dumps(dict(new.execution), separators=(",", ":"), sort_keys=True),
         misfire=new.misfire,
         status="active",
         created_at=now,

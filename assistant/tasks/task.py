@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
 from assistant.tasks.reading import Parsed
-from assistant.tasks.schedule import Schedule, from_json
+from assistant.tasks.schedule import Schedule, ScheduleKind, from_json
 
 TaskKind = Literal["reminder", "api_call", "web_search", "agent_task"]
 TaskStatus = Literal["active", "paused", "done", "cancelled"]
@@ -19,6 +20,13 @@ RunStatus = Literal["running", "ok", "error", "missed", "abandoned", "skipped"]
 Misfire = Literal["catch_up", "skip"]
 
 KINDS: tuple[TaskKind, ...] = ("reminder", "api_call", "web_search", "agent_task")
+# The columns a Task is read from, in the order ``Task.from_row`` takes them by position
+# (by name, sqlite3.Row looks each one up among all the columns: the claim's hot path).
+COLUMNS = (
+    "id, user_id, chat_id, task_type, description, schedule_type, schedule_data, schedule_text, "
+    "timezone, execution_data, misfire, status, created_at, last_run, next_run, due_at, "
+    "attempts, last_error, lease_owner"
+)
 LIVE: tuple[TaskStatus, ...] = ("active", "paused")
 
 
@@ -54,16 +62,21 @@ class NewTask:
 
 @dataclass(frozen=True)
 class Task:
-    """A stored task as its owner and the scheduler see it."""
+    """A stored task as its owner and the scheduler see it.
+
+    Its schedule and what it does are kept as stored (JSON) and read on first use: a claimed
+    reminder fires without either being parsed, and the parse happens once it is settled.
+    """
 
     id: str
     owner: Owner
     kind: TaskKind
     description: str
-    schedule: Schedule
+    schedule_kind: ScheduleKind
+    schedule_json: str = field(repr=False)
     schedule_text: str
     timezone: str
-    execution: Mapping[str, Any]
+    execution_json: str = field(repr=False)
     misfire: Misfire
     status: TaskStatus
     created_at: datetime
@@ -74,27 +87,39 @@ class Task:
     last_error: str
     leased: bool
 
+    @cached_property
+    def schedule(self) -> Schedule:
+        """The normalized schedule."""
+        return from_json(self.schedule_json)
+
+    @cached_property
+    def execution(self) -> Mapping[str, Any]:
+        """What the task does (its kind's stored data), read-only."""
+        return MappingProxyType(json.loads(self.execution_json))
+
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Task:
-        """Build a task from a ``scheduled_tasks`` row."""
+    def from_row(cls, row: Sequence[Any]) -> Task:
+        """Build a task from a row of ``COLUMNS`` (any columns after them are ignored)."""
+        at, last = datetime.fromisoformat, row[13]
         return cls(
-            id=row["id"],
-            owner=Owner(row["user_id"], row["chat_id"]),
-            kind=row["task_type"],
-            description=row["description"],
-            schedule=from_json(row["schedule_data"]),
-            schedule_text=row["schedule_text"],
-            timezone=row["timezone"],
-            execution=MappingProxyType(json.loads(row["execution_data"])),
-            misfire=row["misfire"],
-            status=row["status"],
-            created_at=unstamp(row["created_at"]),
-            last_run=unstamp(row["last_run"]) if row["last_run"] else None,
-            next_run=unstamp(row["next_run"]),
-            due_at=unstamp(row["due_at"]),
-            attempts=row["attempts"],
-            last_error=row["last_error"],
-            leased=row["lease_owner"] is not None,
+            row[0],
+            Owner(row[1], row[2]),
+            row[3],
+            row[4],
+            row[5],
+            row[6],
+            row[7],
+            row[8],
+            row[9],
+            row[10],
+            row[11],
+            at(row[12]),
+            at(last) if last else None,
+            at(row[14]),
+            at(row[15]),
+            row[16],
+            row[17],
+            row[18] is not None,
         )
 
 
