@@ -6,7 +6,7 @@ import asyncio
 import heapq
 import itertools
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # asyncio sleeps on the monotonic clock; re-reading the wall clock this often keeps a long
@@ -98,3 +98,16 @@ class FakeClock:
             not future.done() and (until is None or when <= until)
             for when, _, future in self._sleepers
         )
+
+
+async def event_or_time(event: asyncio.Event, clock: Clock, until: datetime | None) -> None:
+    """Wait until the event is set or the clock reaches ``until`` (None: no time limit)."""
+    waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(event.wait())}
+    if until is not None:
+        waits.add(asyncio.ensure_future(clock.sleep_until(until)))
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)

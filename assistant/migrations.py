@@ -175,10 +175,12 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 8: the due end of each kind, unclaimed: a claim reads only rows it can take, so claiming
     # N due tasks in batches is linear (leased rows leave this index instead of being skipped).
-    # It replaces the index over next_run alone, which only the scheduler read.
+    # It replaces the index over next_run alone, which only the scheduler read. Leased tasks
+    # (running, or reserved ahead of their time) have an index of their own for recovery.
     """
     CREATE INDEX idx_tasks_due ON scheduled_tasks (task_type, next_run)
         WHERE enabled = 1 AND lease_owner IS NULL;
     DROP INDEX idx_tasks_next_run;
+    CREATE INDEX idx_tasks_leased ON scheduled_tasks (lease_owner) WHERE lease_owner IS NOT NULL;
     """,
 )

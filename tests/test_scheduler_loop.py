@@ -203,3 +203,57 @@ async def test_runs_claimed_but_never_started_at_stop_are_returned_untouched(
         assert outbox.texts("report") == [report]  # they ran without a note of a restart
     finally:
         await restarted.close()
+
+
+async def test_tasks_are_reserved_ahead_and_a_cancel_in_between_is_honoured(running, clock, conn):
+    make, store_for, outbox, _, started = running
+    scheduler = make(read_ahead=timedelta(seconds=2))
+    store = store_for(scheduler)
+    kept = await store.add(reminder("call mom", "in 5m", clock.now()))
+    dropped = await store.add(reminder("water plants", "in 5m", clock.now()))
+    await asleep(clock)
+    clock.advance(5 * MINUTE - timedelta(seconds=2))  # the read-ahead: reserved, not fired
+    await until(lambda: clock.sleepers() == 1)
+    leased = await fetch(conn, "SELECT id FROM scheduled_tasks WHERE lease_owner IS NOT NULL")
+    assert sorted(leased) == sorted([(kept.id,), (dropped.id,)])
+    assert await fetch(conn, "SELECT * FROM task_runs") == []  # nothing started early
+    assert outbox.notices == []
+    await store.cancel(ALICE.user_id, dropped.id)
+    clock.advance(timedelta(seconds=2))
+    await asyncio.wait_for(outbox.arrived.wait(), 5)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert outbox.texts() == [f"⏰ call mom\ntask {kept.id}"]  # on time, with no late note
+    runs = await fetch(conn, "SELECT task_id, status FROM task_runs")
+    assert runs == [(kept.id, "ok")]
+    rows = await fetch(conn, "SELECT id, status, lease_owner FROM scheduled_tasks ORDER BY id")
+    assert {row[0]: row[1:] for row in rows} == {
+        kept.id: ("done", None),
+        dropped.id: ("cancelled", None),
+    }
+
+
+async def test_reserved_tasks_are_let_go_at_stop_and_fire_after_a_restart(
+    running, clock, conn, tmp_path
+):
+    make, store_for, outbox, _, started = running
+    scheduler = make(read_ahead=timedelta(seconds=2))
+    store = store_for(scheduler)
+    task = await store.add(reminder("call mom", "in 5m", clock.now()))
+    await asleep(clock)
+    clock.advance(5 * MINUTE - timedelta(seconds=1))
+    await until(lambda: clock.sleepers() == 1)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    leased = await fetch(conn, "SELECT COUNT(*) FROM scheduled_tasks WHERE lease_owner IS NOT NULL")
+    assert leased == [(0,)]
+    restarted = Scheduler(
+        tmp_path / "assistant.db", clock, {"reminder": ReminderExecutor(outbox)}, outbox
+    )
+    try:
+        await restarted.recover()
+        clock.advance(timedelta(seconds=1))
+        assert await restarted.fire_due() == 1
+        assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]  # no note of a restart
+    finally:
+        await restarted.close()

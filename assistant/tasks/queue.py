@@ -34,6 +34,21 @@ WHERE rowid IN (
 )
 RETURNING {COLUMNS}
 """
+# Of reserved tasks, those no longer active and ours when their time comes (a cancel or a
+# pause may have come in between), as one JSON row: each row stepped would hand the GIL over.
+_GONE = """
+SELECT json_group_array(id) FROM scheduled_tasks
+WHERE id IN (SELECT value FROM json_each(?)) AND (status != 'active' OR lease_owner IS NOT ?)
+"""
+# The runs of on-time firings at their due time, in one statement from their ids.
+_START_DUE = """
+INSERT INTO task_runs (task_id, scheduled_for, status, started_at)
+SELECT id, due_at, 'running', ? FROM scheduled_tasks
+WHERE id IN (SELECT value FROM json_each(?)) AND true
+ON CONFLICT (task_id, scheduled_for) DO UPDATE SET
+    status = 'running', attempt = task_runs.attempt + 1, started_at = excluded.started_at,
+    finished_at = NULL, error = '', note = ''
+"""
 _NEXT_WAKE = """
 SELECT MIN(next_run) FROM scheduled_tasks INDEXED BY idx_tasks_due
 WHERE enabled = 1 AND lease_owner IS NULL AND task_type = ?
@@ -66,7 +81,6 @@ INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments, outcome, r
     duration_ms, task_id)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
-_DUE_AT = COLUMNS.split(", ").index("due_at")
 _AUDIT_OUTCOMES = {"ok": "ok", "error": "error", "retry": "error", "released": "cancelled"}
 _RELEASE = "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ?"
 # A returned run never started: its row goes back to what it was before the claim (none for a
@@ -161,6 +175,23 @@ class DueQueue:
         TASKS_DUE.inc(len(plans))
         return plans
 
+    async def reserve(self, request: Claim) -> list[Task]:
+        """Lease tasks due by ``request.now`` ahead of their time, without starting runs."""
+        return await self._call(self._reserve, request)
+
+    async def begin(
+        self, tasks: Sequence[Task], plan: Callable[[Task], Plan], now: datetime
+    ) -> list[Plan]:
+        """Plan and start the runs of reserved tasks that are still active (the others are let
+        go), all in one transaction."""
+        plans = await self._call(self._begin, tasks, plan, now)
+        TASKS_DUE.inc(len(plans))
+        return plans
+
+    async def unreserve(self, tasks: Sequence[Task]) -> None:
+        """Let reserved tasks go unstarted."""
+        await self._call(self._unreserve, tasks)
+
     async def settle(self, outcomes: Sequence[Outcome]) -> None:
         """Write back how runs ended, all in one transaction."""
         await self._call(self._settle, outcomes)
@@ -189,26 +220,41 @@ class DueQueue:
         return unstamp(min(d for d in due if d)) if any(due) else None
 
     def _claim(self, request: Claim) -> list[Plan]:
-        now, started = request.now, stamp(request.now)
-        until = stamp(now + request.lease)
         with _transaction(self.connection) as db:
-            rows = [
-                row
-                for kind, limit in request.room.items()
-                for row in db.execute(_CLAIM, (self._owner, until, kind, started, limit))
-            ]
-            plans: list[Plan] = []
-            runs: list[tuple[object, ...]] = []
-            for row in rows:
-                p = request.plan(Task.from_row(row))
-                plans.append(p)
-                if isinstance(p, Firing) and p.scheduled_for is p.task.due_at:
-                    runs.append((row[0], row[_DUE_AT], "running", started, None, "", p.note))
-                else:  # a recurring task's latest slot, or a run that will not fire
-                    runs.append(_run_row(p, now))
-            db.executemany(_START_RUN, runs)
-            _advance(db, [p for p in plans if isinstance(p, Dropped)], now)
+            plans = [request.plan(task) for task in self._lease(db, request)]
+            _start_runs(db, plans, request.now)
         return plans
+
+    def _reserve(self, request: Claim) -> list[Task]:
+        with _transaction(self.connection) as db:
+            return self._lease(db, request)
+
+    def _begin(
+        self, tasks: Sequence[Task], plan: Callable[[Task], Plan], now: datetime
+    ) -> list[Plan]:
+        with _transaction(self.connection) as db:
+            ids = json.dumps([task.id for task in tasks])
+            (gone_ids,) = db.execute(_GONE, (ids, self._owner)).fetchone()
+            gone = set(json.loads(gone_ids))
+            db.executemany(_RELEASE, [(task_id,) for task_id in gone])
+            plans = [plan(task) for task in tasks if task.id not in gone]
+            on_time = [p.task.id for p in plans if _on_time(p)]
+            db.execute(_START_DUE, (stamp(now), json.dumps(on_time)))
+            _start_runs(db, [p for p in plans if not _on_time(p)], now)
+        return plans
+
+    def _unreserve(self, tasks: Sequence[Task]) -> None:
+        with _transaction(self.connection) as db:
+            db.executemany(_RELEASE, [(task.id,) for task in tasks])
+
+    def _lease(self, db: sqlite3.Connection, request: Claim) -> list[Task]:
+        until = stamp(request.now + request.lease)
+        due = stamp(request.now)
+        return [
+            Task.from_row(row)
+            for kind, limit in request.room.items()
+            for row in db.execute(_CLAIM, (self._owner, until, kind, due, limit))
+        ]
 
     def _settle(self, outcomes: Sequence[Outcome]) -> None:
         ended = [o for o in outcomes if o.status not in ("released", "returned")]
@@ -238,16 +284,16 @@ class DueQueue:
                 "FROM task_runs r JOIN scheduled_tasks t ON t.id = r.task_id "
                 "WHERE r.status = 'running')"
             ).fetchall()
-            # A lease is only ever held next to a 'running' run, so that index finds them all.
+            # Leases held by a process that died: running, or reserved ahead of their time.
             db.execute(
-                "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL WHERE id IN "
-                "(SELECT task_id FROM task_runs WHERE status = 'running')"
+                "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL "
+                "WHERE lease_owner IS NOT NULL"
             )
         return [Firing(Task.from_row(row), unstamp(row[-1])) for row in rows]
 
     def _abandon(self, dropped: Sequence[Dropped], now: datetime) -> None:
         with _transaction(self.connection) as db:
-            db.executemany(_START_RUN, [_run_row(d, now) for d in dropped])
+            db.executemany(_START_RUN, [_run_row(d, stamp(now)) for d in dropped])
             _advance(db, dropped, now)
 
 
@@ -260,6 +306,18 @@ def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def _on_time(plan: Plan) -> bool:
+    """A firing at its task's due time with nothing to note: its run row needs no more."""
+    return isinstance(plan, Firing) and not plan.note and plan.scheduled_for == plan.task.due_at
+
+
+def _start_runs(db: sqlite3.Connection, plans: Sequence[Plan], now: datetime) -> None:
+    """Record a run for each plan: running for a firing, closed for a dropped one."""
+    at = stamp(now)
+    db.executemany(_START_RUN, [_run_row(p, at) for p in plans])
+    _advance(db, [p for p in plans if isinstance(p, Dropped)], now)
 
 
 def _advance(db: sqlite3.Connection, dropped: Sequence[Dropped], now: datetime) -> None:
@@ -312,7 +370,7 @@ def _advance_row(task: Task, slot: datetime, now: datetime, error: str) -> tuple
     return (stamp(slot), upcoming, upcoming, upcoming, error, task.id)
 
 
-def _run_row(plan: Plan, now: datetime) -> tuple[object, ...]:
+def _run_row(plan: Plan, at: str) -> tuple[object, ...]:
     if isinstance(plan, Firing):
-        return (plan.task.id, stamp(plan.scheduled_for), "running", stamp(now), None, "", plan.note)
-    return (plan.task.id, stamp(plan.scheduled_for), plan.status, None, stamp(now), plan.reason, "")
+        return (plan.task.id, stamp(plan.scheduled_for), "running", at, None, "", plan.note)
+    return (plan.task.id, stamp(plan.scheduled_for), plan.status, None, at, plan.reason, "")

@@ -21,12 +21,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from assistant.clock import Clock
+from assistant.clock import Clock, event_or_time
 from assistant.errors import RetryableRunError, RunError
-from assistant.tasks.delivery import Executor, Notice, Outbox
+from assistant.tasks.delivery import Executor, Outbox
 from assistant.tasks.misfire import MisfirePolicy, plan
 from assistant.tasks.queue import Claim, Dropped, DueQueue, Firing, Outcome, Plan
-from assistant.tasks.task import KINDS, Owner, Task, TaskKind
+from assistant.tasks.readahead import ReadAhead
+from assistant.tasks.reports import Reports
+from assistant.tasks.task import KINDS, Task, TaskKind
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +56,8 @@ class SchedulerSettings:
     batch_size: int = 500
     shutdown_grace: timedelta = timedelta(seconds=5)
     concurrency: Mapping[TaskKind, int] = field(default_factory=lambda: dict(DEFAULT_CONCURRENCY))
+    read_ahead: timedelta = timedelta(seconds=2)  # tasks due this soon are reserved, up to:
+    reserved_max: int = 20_000
 
     @property
     def lease(self) -> timedelta:
@@ -76,7 +80,6 @@ class Scheduler:
     ) -> None:
         self._clock = clock
         self._executors = executors
-        self._outbox = outbox
         self._settings = settings or SchedulerSettings()
         self.queue = DueQueue(database, secrets.token_hex(6))
         self._waiting: dict[TaskKind, asyncio.Queue[Firing]] = {k: asyncio.Queue() for k in KINDS}
@@ -84,6 +87,8 @@ class Scheduler:
         self._idle = asyncio.Event()  # nothing held
         self._idle.set()
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
+        self._ahead = ReadAhead(self._settings.reserved_max)
+        self._reports = Reports(outbox, self._settings.report_timeout)
         self._outcomes: list[Outcome] = []
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
         self._recorded = asyncio.Event()
@@ -136,7 +141,7 @@ class Scheduler:
             reason = "interrupted by a restart and not repeated, as it may have taken effect"
             dropped = [Dropped(f.task, f.scheduled_for, "abandoned", reason) for f in unsafe]
             await self.queue.abandon(dropped, self._clock.now())
-            await self._report_dropped(dropped, "abandoned")
+            await self._reports.dropped(dropped, "abandoned")
         if interrupted:
             log.warning(
                 "recovered %d interrupted runs (%d abandoned)", len(interrupted), len(unsafe)
@@ -162,18 +167,43 @@ class Scheduler:
         while not self._stopping:
             self._wake.clear()
             try:
+                released = await self._release(group)
                 plans = await self._claim()
                 self._dispatch(plans, group)
-                if plans:
+                if plans or released:
                     continue  # more may be due: claim again before sleeping or writing
-                wake_at = await self.queue.next_wake()
+                wake_at = await self._next_wake()
             except sqlite3.Error:
                 log.exception("the scheduler could not read the task table; retrying")
                 wake_at = self._clock.now() + ERROR_PAUSE
-            else:
-                if wake_at and wake_at <= self._claimed_at:
-                    wake_at = None  # due when we claimed, yet not claimed: wait for room
             await self._wait(wake_at)
+
+    async def _release(self, group: asyncio.TaskGroup) -> int:
+        """Start the reserved tasks whose time has come, a batch a write, each batch at once;
+        return how many."""
+        released = 0
+        while due := self._ahead.due(self._now(), self._settings.batch_size):
+            now = self._now()
+            begun = await self.queue.begin(due, self._planner(now), now)
+            self._dispatch(begun, group)
+            released += len(due)
+        return released
+
+    async def _next_wake(self) -> datetime | None:
+        """Reserve what falls due within the read-ahead, then say when to look again."""
+        unclaimed = await self.queue.next_wake()
+        if unclaimed and unclaimed <= self._claimed_at:
+            unclaimed = None  # due when we claimed, yet not claimed: wait for room
+        elif unclaimed and self._ahead.room > 0 and not self._stopping:
+            horizon = self._now() + self._settings.read_ahead
+            room = dict.fromkeys(KINDS, self._ahead.room)
+            lease = self._settings.lease + self._settings.read_ahead
+            self._ahead.add(await self.queue.reserve(Claim(horizon, room, lease, _unplanned)))
+            unclaimed = await self.queue.next_wake()
+            if unclaimed and self._ahead.room > 0:
+                unclaimed -= self._settings.read_ahead  # wake to reserve it
+        wakes = [w for w in (unclaimed, self._ahead.next_due()) if w is not None]
+        return min(wakes) if wakes else None
 
     async def _claim(self) -> list[Plan]:
         now = self._claimed_at = self._clock.now()
@@ -182,10 +212,11 @@ class Scheduler:
         room = {k: n for k, n in room.items() if n > 0}
         if not room or self._stopping:
             return []
+        return await self.queue.claim(Claim(now, room, self._settings.lease, self._planner(now)))
+
+    def _planner(self, now: datetime) -> Callable[[Task], Plan]:
         policy = MisfirePolicy(self._settings.grace, self._replays)
-        return await self.queue.claim(
-            Claim(now, room, self._settings.lease, lambda task: plan(task, now, policy))
-        )
+        return lambda task: plan(task, now, policy)
 
     def _dispatch(self, plans: Sequence[Plan], group: asyncio.TaskGroup) -> None:
         missed = []
@@ -198,7 +229,7 @@ class Scheduler:
         if self._holding():
             self._idle.clear()
         if missed:
-            group.create_task(self._report_dropped(missed, "missed"))
+            group.create_task(self._reports.dropped(missed, "missed"))
 
     def _workers(
         self, spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]]
@@ -306,16 +337,18 @@ class Scheduler:
             self._outcomes = batch + self._outcomes
             raise
         self._wake.set()
-        await self._report_failures(batch)
+        await self._reports.failures(batch)
         return True
 
     async def _drain(self, workers: list[asyncio.Task[None]]) -> None:
         """Let held runs finish within the grace, then return the unstarted, release the rest."""
         if not self._idle.is_set():
-            await _event_or_time(
+            await event_or_time(
                 self._idle, self._clock, self._now() + self._settings.shutdown_grace
             )
         await self._stop_workers(workers)
+        if reserved := self._ahead.take_all():
+            await self.queue.unreserve(reserved)
 
     async def _stop_workers(self, workers: list[asyncio.Task[None]]) -> None:
         """Return the claimed runs no worker started; cancel the workers (releasing theirs)."""
@@ -333,36 +366,9 @@ class Scheduler:
         if self._outcomes:
             self._recorded.set()
         try:
-            await _event_or_time(self._wake, self._clock, until)
+            await event_or_time(self._wake, self._clock, until)
         finally:
             self._caught_up = False
-
-    async def _report_failures(self, outcomes: Sequence[Outcome]) -> None:
-        for o in outcomes:
-            if o.status == "error":
-                text = f"⚠️ Task {o.task.id} ({o.task.description}) failed: {o.error}"
-                await self._report(Notice(o.task.owner, text, "report", o.task.id))
-
-    async def _report_dropped(self, dropped: Sequence[Dropped], what: str) -> None:
-        by_owner: dict[Owner, list[Dropped]] = defaultdict(list)
-        for d in dropped:
-            by_owner[d.task.owner].append(d)
-        heading = {
-            "missed": "While I was not running, these came due and were missed:",
-            "abandoned": "A restart interrupted these; they were not repeated. Check them:",
-        }[what]
-        for owner, items in by_owner.items():
-            lines = [f"• {d.task.id} {d.task.description} ({d.reason})" for d in items]
-            await self._report(Notice(owner, "\n".join([heading, *lines])))
-
-    async def _report(self, notice: Notice) -> None:
-        try:
-            async with asyncio.timeout(self._settings.report_timeout):
-                await self._outbox.deliver(notice)
-        except (RunError, TimeoutError) as exc:
-            log.warning("could not tell user %s: %s", notice.owner.user_id, exc)
-        except Exception:
-            log.exception("could not tell user %s", notice.owner.user_id)
 
     def _replayable(self, task: Task) -> bool:
         executor = self._executors.get(task.kind)
@@ -379,14 +385,5 @@ class Scheduler:
         return self._clock.now()
 
 
-async def _event_or_time(event: asyncio.Event, clock: Clock, until: datetime | None) -> None:
-    """Wait until the event is set or the clock reaches ``until`` (None: no time limit)."""
-    waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(event.wait())}
-    if until is not None:
-        waits.add(asyncio.ensure_future(clock.sleep_until(until)))
-    try:
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiting in waits:
-            waiting.cancel()
-        await asyncio.gather(*waits, return_exceptions=True)
+def _unplanned(task: Task) -> Plan:
+    raise AssertionError("reserved tasks are planned when their time comes")

@@ -1,0 +1,56 @@
+"""What the scheduler tells owners: runs that failed for good, and runs missed or abandoned."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Literal
+
+from assistant.errors import RunError
+from assistant.tasks.delivery import Notice, Outbox
+from assistant.tasks.queue import Dropped, Outcome
+from assistant.tasks.task import Owner
+
+log = logging.getLogger(__name__)
+
+_HEADINGS = {
+    "missed": "While I was not running, these came due and were missed:",
+    "abandoned": "A restart interrupted these; they were not repeated. Check them:",
+}
+
+
+class Reports:
+    """Sends the scheduler's notices to owners; a notice that cannot go out is logged."""
+
+    def __init__(self, outbox: Outbox, timeout: float) -> None:
+        self._outbox = outbox
+        self._timeout = timeout
+
+    async def failures(self, outcomes: Sequence[Outcome]) -> None:
+        """One notice per run that failed for good."""
+        for o in outcomes:
+            if o.status == "error":
+                text = f"⚠️ Task {o.task.id} ({o.task.description}) failed: {o.error}"
+                await self._send(Notice(o.task.owner, text, "report", o.task.id))
+
+    async def dropped(
+        self, dropped: Sequence[Dropped], what: Literal["missed", "abandoned"]
+    ) -> None:
+        """One notice per owner listing the runs that will not happen."""
+        by_owner: dict[Owner, list[Dropped]] = defaultdict(list)
+        for d in dropped:
+            by_owner[d.task.owner].append(d)
+        for owner, items in by_owner.items():
+            lines = [f"• {d.task.id} {d.task.description} ({d.reason})" for d in items]
+            await self._send(Notice(owner, "\n".join([_HEADINGS[what], *lines])))
+
+    async def _send(self, notice: Notice) -> None:
+        try:
+            async with asyncio.timeout(self._timeout):
+                await self._outbox.deliver(notice)
+        except (RunError, TimeoutError) as exc:
+            log.warning("could not tell user %s: %s", notice.owner.user_id, exc)
+        except Exception:
+            log.exception("could not tell user %s", notice.owner.user_id)
