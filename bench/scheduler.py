@@ -77,6 +77,7 @@ class Stopwatch:
 
     def __init__(self, expected: int) -> None:
         self.lateness: list[float] = []
+        self.fired: dict[str, int] = {}
         self.expected = expected
         self.done = asyncio.Event()
 
@@ -84,6 +85,7 @@ class Stopwatch:
         return True
 
     async def run(self, firing: Firing) -> Delivery:
+        self.fired[firing.task.id] = self.fired.get(firing.task.id, 0) + 1
         self.record(firing.scheduled_for.timestamp())
         return Delivery(1)
 
@@ -183,6 +185,9 @@ async def ours_fire(count: int, window: float) -> dict[str, float]:
         await running
         await scheduler.close()
         await conn.close()
+    twice = sum(1 for times in stopwatch.fired.values() if times > 1)
+    if twice:
+        raise SystemExit(f"{twice} tasks fired more than once")
     return lateness_figures(stopwatch.lateness)
 
 

@@ -93,6 +93,32 @@ async def test_a_reminder_fires_when_due_and_records_the_message_id(
     assert await scheduler.fire_due() == 0
 
 
+async def test_a_run_that_ends_within_its_stored_millisecond_is_not_run_again(
+    start, store, clock, outbox
+):
+    # Stored times keep milliseconds; a schedule's instant can lie just after its stored due
+    # time. A run that started and ended in that gap counted that instant as its next run, and
+    # fired again and again.
+    import asyncio
+
+    from assistant.tasks import NewTask
+    from assistant.tasks.reading import Parsed
+    from assistant.tasks.schedule import Once
+
+    at = clock.now() + 5 * MINUTE + timedelta(microseconds=123_456)
+    parsed = Parsed(Once(at, "UTC"), "in 5 minutes", at, "in 5m")
+    task = await store.add(NewTask(ALICE, "reminder", "call mom", parsed, {"text": "x"}))
+    scheduler = await start()
+    due = (await store.get(ALICE.user_id, task.id)).next_run
+    assert due < at
+    clock.advance(due - clock.now())  # the stored due time, just before the instant itself
+    assert await asyncio.wait_for(scheduler.fire_due(), 5) == 1
+    clock.advance(timedelta(milliseconds=1))
+    assert await asyncio.wait_for(scheduler.fire_due(), 5) == 0
+    assert len(outbox.texts()) == 1
+    assert (await store.get(ALICE.user_id, task.id)).status == "done"
+
+
 async def test_every_scheduled_run_leaves_an_audit_row_with_its_task(
     start, store, clock, calls, conn
 ):

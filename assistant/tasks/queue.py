@@ -22,7 +22,15 @@ from assistant.db import connect
 from assistant.metrics import LATENESS, TASKS_DUE, TASKS_FIRED
 from assistant.redaction import redact_text, redact_value
 from assistant.tasks.schedule import next_after
-from assistant.tasks.task import COLUMNS, KINDS, Task, TaskKind, stamp, unstamp
+from assistant.tasks.task import (
+    COLUMNS,
+    KINDS,
+    STAMP_RESOLUTION,
+    Task,
+    TaskKind,
+    stamp,
+    unstamp,
+)
 
 # One kind's due end, in time order, from the index of unclaimed active tasks.
 _CLAIM = f"""
@@ -55,34 +63,48 @@ WHERE enabled = 1 AND lease_owner IS NULL AND task_type = ?
 """
 _START_RUN = """
 INSERT INTO task_runs (task_id, scheduled_for, status, started_at, finished_at, error, note)
-VALUES (?, ?, ?, ?, ?, ?, ?)
+SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5,
+    j.value ->> 6
+FROM json_each(?) AS j WHERE true
 ON CONFLICT (task_id, scheduled_for) DO UPDATE SET
     status = excluded.status, attempt = task_runs.attempt + 1, started_at = excluded.started_at,
     finished_at = excluded.finished_at, error = excluded.error, note = excluded.note
 """
+# Outcomes are written a statement per kind of change, each over a JSON array of rows: one
+# step of SQLite per batch (a step per row would hand the GIL to the event loop and back).
 _END_RUN = """
-UPDATE task_runs SET status = ?, finished_at = ?, message_id = ?, error = ?
-WHERE task_id = ? AND scheduled_for = ?
+UPDATE task_runs SET status = j.value ->> 0, finished_at = j.value ->> 1,
+    message_id = j.value ->> 2, error = j.value ->> 3
+FROM json_each(?) AS j
+WHERE task_runs.task_id = j.value ->> 4 AND task_runs.scheduled_for = j.value ->> 5
 """
 _ADVANCE = """
 UPDATE scheduled_tasks SET
-    last_run = ?, next_run = COALESCE(?, next_run), due_at = COALESCE(?, due_at),
-    status = CASE WHEN ? IS NULL AND status = 'active' THEN 'done' ELSE status END,
-    lease_owner = NULL, lease_until = NULL, attempts = 0, last_error = ?
-WHERE id = ?
+    last_run = j.value ->> 0,
+    next_run = COALESCE(j.value ->> 1, next_run), due_at = COALESCE(j.value ->> 1, due_at),
+    status = CASE WHEN j.value ->> 1 IS NULL AND status = 'active' THEN 'done' ELSE status END,
+    lease_owner = NULL, lease_until = NULL, attempts = 0, last_error = j.value ->> 2
+FROM json_each(?) AS j
+WHERE scheduled_tasks.id = j.value ->> 3
 """
 _RETRY = """
-UPDATE scheduled_tasks SET next_run = ?, attempts = attempts + 1, last_error = ?,
-    lease_owner = NULL, lease_until = NULL
-WHERE id = ?
+UPDATE scheduled_tasks SET next_run = j.value ->> 0, attempts = attempts + 1,
+    last_error = j.value ->> 1, lease_owner = NULL, lease_until = NULL
+FROM json_each(?) AS j
+WHERE scheduled_tasks.id = j.value ->> 2
 """
 _AUDIT = """
 INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments, outcome, result, error,
     duration_ms, task_id)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5,
+    j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, j.value ->> 10
+FROM json_each(?) AS j
+"""
+_RELEASE = """
+UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL
+WHERE id IN (SELECT value FROM json_each(?))
 """
 _AUDIT_OUTCOMES = {"ok": "ok", "error": "error", "retry": "error", "released": "cancelled"}
-_RELEASE = "UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ?"
 # A returned run never started: its row goes back to what it was before the claim (none for a
 # first attempt, the failed try for a retry; a replay stays interrupted).
 _UNCLAIM_FIRST = """
@@ -236,7 +258,7 @@ class DueQueue:
             ids = json.dumps([task.id for task in tasks])
             (gone_ids,) = db.execute(_GONE, (ids, self._owner)).fetchone()
             gone = set(json.loads(gone_ids))
-            db.executemany(_RELEASE, [(task_id,) for task_id in gone])
+            _each(db, _RELEASE, list(gone))
             plans = [plan(task) for task in tasks if task.id not in gone]
             on_time = [p.task.id for p in plans if _on_time(p)]
             db.execute(_START_DUE, (stamp(now), json.dumps(on_time)))
@@ -245,7 +267,7 @@ class DueQueue:
 
     def _unreserve(self, tasks: Sequence[Task]) -> None:
         with _transaction(self.connection) as db:
-            db.executemany(_RELEASE, [(task.id,) for task in tasks])
+            _each(db, _RELEASE, [task.id for task in tasks])
 
     def _lease(self, db: sqlite3.Connection, request: Claim) -> list[Task]:
         until = stamp(request.now + request.lease)
@@ -266,16 +288,17 @@ class DueQueue:
             for statement, again in ((_UNCLAIM_FIRST, False), (_UNCLAIM_RETRY, True)):
                 keys = [_key(o) for o in returned if bool(o.task.attempts) == again]
                 db.executemany(statement, keys)
-            db.executemany(_END_RUN, [_end_row(o) for o in ended])
-            db.executemany(
-                _RETRY, [(stamp(o.retry_at), o.error, o.task.id) for o in retries if o.retry_at]
+            _each(db, _END_RUN, [_end_row(o) for o in ended])
+            _each(
+                db, _RETRY, [(stamp(o.retry_at), o.error, o.task.id) for o in retries if o.retry_at]
             )
-            db.executemany(
+            _each(
+                db,
                 _ADVANCE,
                 [_advance_row(o.task, o.scheduled_for, o.finished_at, o.error) for o in finals],
             )
-            db.executemany(_RELEASE, [(o.task.id,) for o in released])
-            db.executemany(_AUDIT, [_audit_row(o) for o in outcomes if o.status != "returned"])
+            _each(db, _RELEASE, [o.task.id for o in released])
+            _each(db, _AUDIT, [_audit_row(o) for o in outcomes if o.status != "returned"])
 
     def _recover(self) -> list[Firing]:
         with _transaction(self.connection) as db:
@@ -293,7 +316,7 @@ class DueQueue:
 
     def _abandon(self, dropped: Sequence[Dropped], now: datetime) -> None:
         with _transaction(self.connection) as db:
-            db.executemany(_START_RUN, [_run_row(d, stamp(now)) for d in dropped])
+            _each(db, _START_RUN, [_run_row(d, stamp(now)) for d in dropped])
             _advance(db, dropped, now)
 
 
@@ -316,15 +339,18 @@ def _on_time(plan: Plan) -> bool:
 def _start_runs(db: sqlite3.Connection, plans: Sequence[Plan], now: datetime) -> None:
     """Record a run for each plan: running for a firing, closed for a dropped one."""
     at = stamp(now)
-    db.executemany(_START_RUN, [_run_row(p, at) for p in plans])
+    _each(db, _START_RUN, [_run_row(p, at) for p in plans])
     _advance(db, [p for p in plans if isinstance(p, Dropped)], now)
 
 
 def _advance(db: sqlite3.Connection, dropped: Sequence[Dropped], now: datetime) -> None:
-    if dropped:
-        db.executemany(
-            _ADVANCE, [_advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped]
-        )
+    _each(db, _ADVANCE, [_advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped])
+
+
+def _each(db: sqlite3.Connection, statement: str, rows: Sequence[object]) -> None:
+    """Run a statement over ``json_each`` of these rows, if there are any."""
+    if rows:
+        db.execute(statement, (json.dumps(rows, ensure_ascii=False),))
 
 
 def _key(outcome: Outcome) -> tuple[str, str]:
@@ -365,9 +391,11 @@ def _audit_row(outcome: Outcome) -> tuple[object, ...]:
 
 
 def _advance_row(task: Task, slot: datetime, now: datetime, error: str) -> tuple[object, ...]:
-    following = next_after(task.schedule, max(slot, now))
+    # The slot is stored to the millisecond; the schedule's own instant may lie within that
+    # millisecond after it, and must not count as the next run of the one that just ran.
+    following = next_after(task.schedule, max(slot + STAMP_RESOLUTION, now))
     upcoming = stamp(following) if following else None
-    return (stamp(slot), upcoming, upcoming, upcoming, error, task.id)
+    return (stamp(slot), upcoming, error, task.id)
 
 
 def _run_row(plan: Plan, at: str) -> tuple[object, ...]:

@@ -40,6 +40,7 @@ DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
 }
 ERROR_PAUSE = timedelta(seconds=5)
 BACKLOG_BATCHES = 40  # outcomes wait for the loop to catch up, up to this many batches
+NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
 
 
@@ -97,6 +98,7 @@ class Scheduler:
         self.alive = False  # between recovery and the end of the loop: for /healthz
         self._caught_up = True
         self._claimed_at = datetime.min.replace(tzinfo=UTC)
+        self._unclaimed: datetime | None = None  # the earliest due not claimed nor reserved
 
     async def close(self) -> None:
         """Close the scheduler's own connection to the database."""
@@ -164,18 +166,23 @@ class Scheduler:
         return total
 
     async def _loop(self, group: asyncio.TaskGroup) -> None:
+        # Woken by the clock alone, nothing in the table changed: the earliest task not yet
+        # claimed or reserved is still the one read before, and no query is needed to know it.
         while not self._stopping:
+            changed = self._wake.is_set() or self._unclaimed is None
             self._wake.clear()
             try:
                 released = await self._release(group)
-                plans = await self._claim()
+                due = changed or (self._unclaimed is not None and self._unclaimed <= self._now())
+                plans = await self._claim() if due else []
                 self._dispatch(plans, group)
                 if plans or released:
+                    self._unclaimed = None  # look again
                     continue  # more may be due: claim again before sleeping or writing
-                wake_at = await self._next_wake()
+                wake_at = await self._next_wake(changed or due)
             except sqlite3.Error:
                 log.exception("the scheduler could not read the task table; retrying")
-                wake_at = self._clock.now() + ERROR_PAUSE
+                self._unclaimed, wake_at = None, self._clock.now() + ERROR_PAUSE
             await self._wait(wake_at)
 
     async def _release(self, group: asyncio.TaskGroup) -> int:
@@ -189,19 +196,24 @@ class Scheduler:
             released += len(due)
         return released
 
-    async def _next_wake(self) -> datetime | None:
+    async def _next_wake(self, fresh: bool) -> datetime | None:
         """Reserve what falls due within the read-ahead, then say when to look again."""
-        unclaimed = await self.queue.next_wake()
-        if unclaimed and unclaimed <= self._claimed_at:
+        if fresh:
+            self._unclaimed = await self.queue.next_wake() or NEVER
+        unclaimed: datetime | None = self._unclaimed
+        ahead = self._settings.read_ahead
+        if unclaimed == NEVER:
+            unclaimed = None
+        elif unclaimed and unclaimed <= self._claimed_at:
             unclaimed = None  # due when we claimed, yet not claimed: wait for room
-        elif unclaimed and self._ahead.room > 0 and not self._stopping:
-            horizon = self._now() + self._settings.read_ahead
-            room = dict.fromkeys(KINDS, self._ahead.room)
-            lease = self._settings.lease + self._settings.read_ahead
-            self._ahead.add(await self.queue.reserve(Claim(horizon, room, lease, _unplanned)))
-            unclaimed = await self.queue.next_wake()
-            if unclaimed and self._ahead.room > 0:
-                unclaimed -= self._settings.read_ahead  # wake to reserve it
+        elif unclaimed and self._ahead.room > 0 and unclaimed - ahead / 2 <= self._now():
+            room = dict.fromkeys(KINDS, min(self._ahead.room, self._settings.batch_size))
+            claim = Claim(self._now() + ahead, room, self._settings.lease + ahead, _unplanned)
+            self._ahead.add(await self.queue.reserve(claim))
+            self._unclaimed = await self.queue.next_wake() or NEVER
+            unclaimed = None if self._unclaimed == NEVER else self._unclaimed
+        if unclaimed and self._ahead.room > 0 and unclaimed > self._claimed_at:
+            unclaimed -= ahead / 2  # wake to reserve it, with half the read-ahead's worth
         wakes = [w for w in (unclaimed, self._ahead.next_due()) if w is not None]
         return min(wakes) if wakes else None
 
@@ -336,7 +348,8 @@ class Scheduler:
         except BaseException:
             self._outcomes = batch + self._outcomes
             raise
-        self._wake.set()
+        if any(_comes_again(outcome) for outcome in batch):
+            self._wake.set()  # a task has a next run (or a lease let go): look at the table
         await self._reports.failures(batch)
         return True
 
@@ -383,6 +396,11 @@ class Scheduler:
 
     def _now(self) -> datetime:
         return self._clock.now()
+
+
+def _comes_again(outcome: Outcome) -> bool:
+    """Whether a settled run leaves its task due again: recurring, retried or let go."""
+    return outcome.status not in ("ok", "error") or outcome.task.schedule_kind != "once"
 
 
 def _unplanned(task: Task) -> Plan:

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
@@ -28,6 +28,9 @@ COLUMNS = (
     "attempts, last_error, lease_owner"
 )
 LIVE: tuple[TaskStatus, ...] = ("active", "paused")
+
+
+STAMP_RESOLUTION = timedelta(milliseconds=1)
 
 
 def stamp(moment: datetime) -> str:
