@@ -39,7 +39,7 @@ DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
     "agent_task": 2,
 }
 ERROR_PAUSE = timedelta(seconds=5)
-BACKLOG_BATCHES = 40  # outcomes wait for the loop to catch up, up to this many batches
+BACKLOG_BATCHES = 100  # outcomes wait for the loop to catch up, up to this many batches
 NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
 
@@ -97,6 +97,7 @@ class Scheduler:
         self._closing = False
         self.alive = False  # between recovery and the end of the loop: for /healthz
         self._caught_up = True
+        self._waiting_for_room = False
         self._claimed_at = datetime.min.replace(tzinfo=UTC)
         self._unclaimed: datetime | None = None  # the earliest due not claimed nor reserved
 
@@ -202,10 +203,11 @@ class Scheduler:
             self._unclaimed = await self.queue.next_wake() or NEVER
         unclaimed: datetime | None = self._unclaimed
         ahead = self._settings.read_ahead
+        self._waiting_for_room = False
         if unclaimed == NEVER:
             unclaimed = None
         elif unclaimed and unclaimed <= self._claimed_at:
-            unclaimed = None  # due when we claimed, yet not claimed: wait for room
+            unclaimed, self._waiting_for_room = None, True  # due, yet not claimed: no room
         elif unclaimed and self._ahead.room > 0 and unclaimed - ahead / 2 <= self._now():
             room = dict.fromkeys(KINDS, min(self._ahead.room, self._settings.batch_size))
             claim = Claim(self._now() + ahead, room, self._settings.lease + ahead, _unplanned)
@@ -375,7 +377,9 @@ class Scheduler:
         await asyncio.gather(*workers, return_exceptions=True)
 
     async def _wait(self, until: datetime | None) -> None:
-        self._caught_up = True
+        # Waiting for workers to make room is not catching up: due tasks are still unclaimed,
+        # and claims go before the outcomes' writes.
+        self._caught_up = not self._waiting_for_room
         if self._outcomes:
             self._recorded.set()
         try:
