@@ -11,14 +11,16 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from assistant import __version__, app
+from assistant import __version__
 from assistant.clock import SystemClock
-from assistant.config import config_path, load_config
-from assistant.console import Console
 from assistant.errors import AssistantError
 from assistant.logs import configure_logging
 from assistant.redaction import redact_text, remember_secrets
+
+if TYPE_CHECKING:  # the app is imported by the command that needs it: --version stays quick
+    from assistant import app
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,7 @@ async def _run(setup: app.Setup) -> None:
 
 async def _chat(setup: app.Setup) -> None:
     from assistant.app import serve
+    from assistant.console import Console
 
     console = Console(sys.stdout, serve.console_user(setup))
     loop = asyncio.get_running_loop()
@@ -124,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from assistant import app
+    from assistant.config import config_path, load_config
+
     path, named = config_path(args.config)
     config = load_config(path, named=named)
     remember_secrets(config.secret_values(os.environ))

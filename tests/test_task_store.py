@@ -222,3 +222,21 @@ async def test_listing_is_soonest_first_and_only_the_owners(store, clock) -> Non
     await store.add(reminder("bob's", "in 1m", clock.now(), owner=BOB))
     assert [t.id for t in await store.list_tasks(ALICE.user_id)] == [soon.id, late.id]
     assert await store.count_live(ALICE.user_id) == 2
+
+
+async def test_an_add_on_a_full_disk_is_one_clear_error_and_stores_nothing(
+    store, conn, clock, woken
+) -> None:
+    from assistant.errors import WriteError
+    from assistant.tasks import Owner
+
+    async with conn.read() as session:
+        (pages,) = await session.fetchone("PRAGMA page_count") or (0,)
+        await session.execute(f"PRAGMA max_page_count = {pages + 1}")
+    with pytest.raises(WriteError, match="storage is full; nothing was saved"):
+        for n in range(1, 500):  # until the one page left is full
+            before = await rows(conn)
+            owner = Owner(1000 + n, 1000 + n)
+            await store.add(reminder("y" * 300, "in 5m", clock.now(), owner))
+    assert await rows(conn) == before
+    assert len(woken) == len(before)  # every stored add woke the scheduler, the refused one not

@@ -70,10 +70,9 @@ class TaskStore:
         for _ in range(ID_ATTEMPTS):
             task_id = new_id()
             try:
-                async with self._db.write() as session:
-                    cursor = await session.execute(
-                        _INSERT_WITHIN_LIMIT, (task_id, *values, new.owner.user_id, self._max_live)
-                    )
+                cursor = await self._db.write_one(
+                    _INSERT_WITHIN_LIMIT, (task_id, *values, new.owner.user_id, self._max_live)
+                )
             except sqlite3.IntegrityError as exc:
                 if "scheduled_tasks.id" in str(exc):
                     continue
