@@ -260,7 +260,7 @@ async def aps_start(path: Path) -> dict[str, float]:
 
 async def aps_fire(store: str, count: int, window: float) -> dict[str, float]:
     watch = APS_WATCH["now"] = Stopwatch(count)
-    rate = 500 if store == "sqlalchemy" else 5_000  # its adds are slow: due after all are in
+    rate = 150 if store == "sqlalchemy" else 5_000  # its adds are slow: due after all are in
     with tempfile.TemporaryDirectory() as tmp:
         scheduler = aps_scheduler(store, Path(tmp) / "jobs.db")
         scheduler.start(paused=True)

@@ -35,7 +35,9 @@ STAMP_RESOLUTION = timedelta(milliseconds=1)
 
 def stamp(moment: datetime) -> str:
     """A UTC instant as stored: fixed-width ISO 8601, so text order is time order."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+    if moment.tzinfo is not UTC:  # read-back and clock times are UTC already: skip the convert
+        moment = moment.astimezone(UTC)
+    return moment.isoformat(timespec="milliseconds")
 
 
 def unstamp(text: str) -> datetime:
