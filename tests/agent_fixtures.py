@@ -137,6 +137,7 @@ async def build_rig(
     mode: str = "auto",
     prompts: Prompts | None = None,
     sizer: ContextSizer | None = None,
+    max_tokens: int | None = None,
 ) -> Rig:
     effects = Effects()
     audit = AuditLog(conn, clock)
@@ -147,11 +148,12 @@ async def build_rig(
     async def no_sleep(seconds: float) -> None:
         return None
 
-    inner = OpenAIModel(endpoint, "k", timeout=5, retry=RetryPolicy(sleep=no_sleep))
+    retry = RetryPolicy(sleep=no_sleep)
+    inner = OpenAIModel(endpoint, "k", timeout=5, retry=retry, max_tokens=max_tokens)
     prompts = prompts or Prompts()
     desk = ApprovalDesk(ApprovalBook(conn), executor, conversations, prompts, clock)
     agent = Agent(
-        ToolModeModel(inner, mode),  # type: ignore[arg-type]
+        ToolModeModel(inner, mode, reply_tokens=max_tokens),  # type: ignore[arg-type]
         executor,
         conversations,
         clock,

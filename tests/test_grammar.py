@@ -101,3 +101,20 @@ def test_every_string_in_the_schema_is_bounded():
     assert arguments["tags"]["items"]["maxLength"] == TEXT_LENGTH
     assert "maxLength" not in arguments["kind"] and arguments["short"]["maxLength"] == 5
     assert spec.parameters["properties"]["task_id"] == {"type": "string"}  # not changed
+
+
+async def test_every_reply_fits_the_reply_limit_so_it_is_never_cut(server, conn, clock):
+    # Measured with a 135M model: a URL of ".json.json…" written until max_tokens cut the JSON.
+    rig = await build_rig(server, conn, clock, mode="grammar", max_tokens=256)
+    server.script(chat_reply(json.dumps({"answer": "Hello."})))
+    await rig.agent.reply(ME, "hi")
+    body = server.requests[0].json()
+    assert body["max_tokens"] == 256
+    variants = body["response_format"]["json_schema"]["schema"]["anyOf"]
+    room = (256 - 48) * 2
+    assert variants[0]["properties"]["answer"]["maxLength"] == room
+    for variant in variants[1:]:
+        arguments = variant["properties"]["arguments"].get("properties", {})
+        strings = [a["maxLength"] for a in arguments.values() if "maxLength" in a]
+        assert sum(strings) <= room + 40 * len(strings)  # identifiers keep their short bound
+    await rig.inner.close()

@@ -33,20 +33,29 @@ Tools:
 
 # A small model under a grammar can write a string forever ("1000000…"): bounds end it.
 ID_LENGTH, TEXT_LENGTH, ANSWER_LENGTH = 40, 800, 4000
+# With a reply limit, every string together must fit in it, or the limit cuts the JSON
+# (measured: "system_stats.json.json.json…" until 256 tokens). Two characters a token is what
+# repetitive text costs; the object's own syntax takes the first tokens.
+CHARS_PER_TOKEN, SYNTAX_TOKENS = 2, 48
 
 
-def schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
-    """The JSON schema of one reply: an answer, or a call of one of these tools."""
+def schema(specs: Sequence[ToolSpec], reply_tokens: int | None = None) -> dict[str, Any]:
+    """The JSON schema of one reply: an answer, or a call of one of these tools, each string
+    bounded so that the whole reply fits in ``reply_tokens``."""
+    room = TEXT_LENGTH if reply_tokens is None else _room(reply_tokens)
     answer = {
         "type": "object",
-        "properties": {"answer": {"type": "string", "maxLength": ANSWER_LENGTH}},
+        "properties": {"answer": {"type": "string", "maxLength": min(ANSWER_LENGTH, room)}},
         "required": ["answer"],
         "additionalProperties": False,
     }
     calls = [
         {
             "type": "object",
-            "properties": {"tool": {"const": spec.name}, "arguments": bounded(spec.parameters)},
+            "properties": {
+                "tool": {"const": spec.name},
+                "arguments": bounded(spec.parameters, text=_share(spec.parameters, room)),
+            },
             "required": ["tool", "arguments"],
             "additionalProperties": False,
         }
@@ -55,27 +64,53 @@ def schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
     return {"anyOf": [answer, *calls]}
 
 
-def bounded(node: Any, name: str = "") -> Any:
+def bounded(node: Any, name: str = "", *, text: int = TEXT_LENGTH) -> Any:
     """A copy of a schema whose strings all have a length bound (identifiers a short one)."""
     if isinstance(node, list):
-        return [bounded(item, name) for item in node]
+        return [bounded(item, name, text=text) for item in node]
     if not isinstance(node, Mapping):
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "properties" and isinstance(value, Mapping):
-            out[key] = {field: bounded(sub, field) for field, sub in value.items()}
+            out[key] = {field: bounded(sub, field, text=text) for field, sub in value.items()}
         else:
-            out[key] = bounded(value, name)
+            out[key] = bounded(value, name, text=text)
     if out.get("type") == "string" and "maxLength" not in out and "enum" not in out:
-        out["maxLength"] = ID_LENGTH if name == "id" or name.endswith("_id") else TEXT_LENGTH
+        out["maxLength"] = min(ID_LENGTH, text) if _is_id(name) else text
     return out
 
 
-def grammar_request(request: Request) -> Request:
-    """The same request, asking for one schema-constrained JSON object."""
+def _is_id(name: str) -> bool:
+    return name == "id" or name.endswith("_id")
+
+
+def _room(reply_tokens: int) -> int:
+    """How many characters of strings a reply of this many tokens holds."""
+    return max(ID_LENGTH, (reply_tokens - SYNTAX_TOKENS) * CHARS_PER_TOKEN)
+
+
+def _share(parameters: Mapping[str, Any], room: int) -> int:
+    """Each free-text argument's share of the room (identifiers and choices are short)."""
+    fields = parameters.get("properties", {})
+    free = [name for name, sub in fields.items() if not _is_id(name) and _free_text(sub)]
+    return min(TEXT_LENGTH, max(ID_LENGTH, room // max(1, len(free))))
+
+
+def _free_text(node: Any) -> bool:
+    """A string argument (or one of its alternatives) with no length or choices of its own."""
+    if not isinstance(node, Mapping):
+        return False
+    if node.get("type") == "string":
+        return "enum" not in node and "maxLength" not in node
+    return any(_free_text(option) for option in node.get("anyOf", ()))
+
+
+def grammar_request(request: Request, reply_tokens: int | None = None) -> Request:
+    """The same request, asking for one schema-constrained JSON object that fits the reply."""
     system = f"{request.system}\n\n{INSTRUCTIONS.format(catalogue=text_catalogue(request.tools))}"
-    return Request(system.strip(), text_messages(request.messages), (), schema(request.tools))
+    constraint = schema(request.tools, reply_tokens)
+    return Request(system.strip(), text_messages(request.messages), (), constraint)
 
 
 def read_grammar_reply(completion: Completion) -> Completion:

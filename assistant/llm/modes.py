@@ -93,11 +93,17 @@ class ToolModeModel:
     """A model that offers tools natively, in text, or natively with a fallback to text."""
 
     def __init__(
-        self, inner: Model, configured: Configured = "auto", memory: ModeMemory | None = None
+        self,
+        inner: Model,
+        configured: Configured = "auto",
+        memory: ModeMemory | None = None,
+        *,
+        reply_tokens: int | None = None,
     ) -> None:
         self._inner = inner
         self._configured = configured
         self._memory = memory or MemoryModes()
+        self._reply_tokens = reply_tokens  # what a grammar reply must fit in
         self._learning = asyncio.Lock()
 
     @property
@@ -141,7 +147,8 @@ class ToolModeModel:
         if mode == "text":
             return read_reply(await self._inner.complete(text_request(request)))
         if mode == "grammar":
-            return read_grammar_reply(await self._inner.complete(grammar_request(request)))
+            constrained = grammar_request(request, self._reply_tokens)
+            return read_grammar_reply(await self._inner.complete(constrained))
         try:
             completion = await self._inner.complete(request)
         except ToolsUnsupportedError:

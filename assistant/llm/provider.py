@@ -89,4 +89,5 @@ def build_model(config: Config, db: Database) -> ToolModeModel:
         )
     # Anthropic's API always takes native tools: nothing to learn by probing it.
     native = where.provider == "anthropic" and settings.tool_mode == "auto"
-    return ToolModeModel(adapter, "native" if native else settings.tool_mode, StoredModes(db))
+    mode = "native" if native else settings.tool_mode
+    return ToolModeModel(adapter, mode, StoredModes(db), reply_tokens=settings.max_tokens)
