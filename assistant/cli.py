@@ -3,26 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
-import logging
-import os
-import signal
-import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from assistant import __version__
-from assistant.clock import SystemClock
-from assistant.errors import AssistantError
-from assistant.logs import configure_logging
-from assistant.redaction import redact_text, remember_secrets
-
-if TYPE_CHECKING:  # the app is imported by the command that needs it: --version stays quick
-    from assistant import app
-
-log = logging.getLogger(__name__)
 
 
 def _common(defaults: bool) -> argparse.ArgumentParser:
@@ -84,114 +68,9 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-async def _run(setup: app.Setup) -> None:
-    from assistant.app import serve
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signal_number in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signal_number, stop.set)
-    await serve.serve_telegram(setup, SystemClock(), stop)
-
-
-async def _chat(setup: app.Setup) -> None:
-    from assistant.app import serve
-    from assistant.console import Console
-
-    console = Console(sys.stdout, serve.console_user(setup))
-    loop = asyncio.get_running_loop()
-    for signal_number in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signal_number, console.feed, None)
-    console.read_stdin()
-    await serve.chat(setup, SystemClock(), console)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return its exit status: a failure is one plain line (exit 2),
-    with the redacted traceback only under ``--debug``."""
-    args = parser().parse_args(argv)
-    configure_logging("DEBUG" if args.debug else "INFO")
-    try:
-        return _dispatch(args)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # ExceptionGroup from a TaskGroup included
-        known = _assistant_error(exc)
-        if known is not None:
-            print(f"assistant: {redact_text(str(known))}", file=sys.stderr)
-        else:
-            log.debug("the traceback of the failure", exc_info=exc)
-            hint = "" if args.debug else " Run it again with --debug to see the traceback."
-            print(f"assistant: it stopped on an unexpected {_kind(exc)}.{hint}", file=sys.stderr)
-        return 2
+    """Run the command line and return its exit status."""
+    args = parser().parse_args(argv)  # --version and --help end here, before anything heavy
+    from assistant.commands import run_command
 
-
-def _dispatch(args: argparse.Namespace) -> int:
-    from assistant import app
-    from assistant.config import config_path, load_config
-
-    path, named = config_path(args.config)
-    config = load_config(path, named=named)
-    remember_secrets(config.secret_values(os.environ))
-    configure_logging("DEBUG" if args.debug else config.assistant.log_level)
-    setup = app.Setup(
-        config,
-        str(path) if path.exists() else "embedded defaults",
-        path.resolve().parent if path.exists() else None,
-    )
-    if args.command == "tools":
-        print(app.catalogue(config, args.format))
-    elif args.command == "doctor":
-        from assistant.app import doctor
-
-        return 0 if asyncio.run(doctor.doctor(setup, sys.stdout, as_json=args.json)) else 1
-    elif args.command in ("tasks", "backup", "restore", "export"):
-        _operate(args, setup)
-    elif args.command == "run":
-        asyncio.run(_run(setup))
-    elif args.command == "chat":
-        asyncio.run(_chat(setup))
-    elif args.command == "ask":
-        from assistant.app import serve
-
-        answer = asyncio.run(serve.ask(setup, args.text, SystemClock(), sys.stdout))
-        return 0 if answer.ending in ("answered", "max_steps") else 1
-    elif args.command == "schedule":
-        print(app.preview_schedule(config, args.text, args.tz, SystemClock().now()))
-    else:
-        print(asyncio.run(app.status(setup)))
-    return 0
-
-
-def _operate(args: argparse.Namespace, setup: app.Setup) -> None:
-    """The operator's commands: every user's tasks, and copies of the data."""
-    from assistant.app import backups, operations
-
-    if args.command == "tasks" and args.tasks_command == "list":
-        asyncio.run(operations.list_tasks(setup, sys.stdout))
-    elif args.command == "tasks":
-        asyncio.run(operations.cancel_task(setup, args.task_id, sys.stdout))
-    elif args.command == "backup":
-        print(asyncio.run(backups.backup(setup, Path(args.path).expanduser().resolve())))
-    elif args.command == "restore":
-        source = Path(args.path).expanduser().resolve()
-        print(asyncio.run(backups.restore(setup, source, SystemClock().now())))
-    else:
-        print(asyncio.run(operations.export(setup, Path(args.folder).expanduser())))
-
-
-def _assistant_error(exc: BaseException) -> AssistantError | None:
-    """The error we raised on purpose, also when a task group wrapped it."""
-    if isinstance(exc, AssistantError):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            if (found := _assistant_error(inner)) is not None:
-                return found
-    return None
-
-
-def _kind(exc: BaseException) -> str:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return f"error ({type(exc).__name__})"
+    return run_command(args)
