@@ -2,9 +2,9 @@
 
 from assistant.tasks.delivery import Delivery, Executor, Notice, Outbox, ReminderExecutor
 from assistant.tasks.oneshot import parse_once
-from assistant.tasks.queue import Firing
 from assistant.tasks.reading import Parsed
 from assistant.tasks.recurring import parse_recurring
+from assistant.tasks.runs import Firing
 from assistant.tasks.schedule import Cron, Interval, Once, Schedule, next_after
 from assistant.tasks.scheduler import Scheduler, SchedulerSettings
 from assistant.tasks.store import TaskStore

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 from zoneinfo import ZoneInfo
 
-from assistant.tasks.queue import Firing
+from assistant.tasks.runs import Firing
 from assistant.tasks.task import Owner, Task
 
 NoticeKind = Literal["reminder", "result", "report"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from assistant.tasks.delivery import local_time
-from assistant.tasks.queue import Dropped, Firing, Plan
+from assistant.tasks.runs import Dropped, Firing, Plan
 from assistant.tasks.schedule import latest_due
 from assistant.tasks.task import Task
 

@@ -16,16 +16,25 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from assistant.db import connect
 from assistant.metrics import LATENESS, TASKS_DUE, TASKS_FIRED
-from assistant.redaction import redact_text, redact_value
-from assistant.tasks.schedule import next_after
+from assistant.tasks.runs import (
+    Dropped,
+    Firing,
+    Outcome,
+    Plan,
+    advance_row,
+    audit_row,
+    end_row,
+    on_time,
+    run_key,
+    run_row,
+)
 from assistant.tasks.task import (
     COLUMNS,
     KINDS,
-    STAMP_RESOLUTION,
     Task,
     TaskKind,
     stamp,
@@ -104,7 +113,6 @@ _RELEASE = """
 UPDATE scheduled_tasks SET lease_owner = NULL, lease_until = NULL
 WHERE id IN (SELECT value FROM json_each(?))
 """
-_AUDIT_OUTCOMES = {"ok": "ok", "error": "error", "retry": "error", "released": "cancelled"}
 # A returned run never started: its row goes back to what it was before the claim (none for a
 # first attempt, the failed try for a retry; a replay stays interrupted).
 _UNCLAIM_FIRST = """
@@ -116,46 +124,7 @@ WHERE task_id = ? AND scheduled_for = ? AND status = 'running'
 """
 
 
-@dataclass(frozen=True)
-class Firing:
-    """A claimed run to execute now, with the note its message carries (late, retried)."""
-
-    task: Task
-    scheduled_for: datetime
-    note: str = ""
-    replay: bool = False  # a run a crash interrupted, fired again
-
-
-@dataclass(frozen=True)
-class Dropped:
-    """A claimed run that will not execute: missed beyond the grace window, or skipped."""
-
-    task: Task
-    scheduled_for: datetime
-    status: Literal["missed", "skipped", "abandoned"]
-    reason: str
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How a run ended: done (ok or failed for good), to retry later, released unfinished, or
-    returned unstarted (claimed, then the scheduler stopped before a worker took it)."""
-
-    task: Task
-    scheduled_for: datetime
-    status: Literal["ok", "error", "retry", "released", "returned"]
-    finished_at: datetime
-    message_id: int | None = None
-    error: str = ""
-    retry_at: datetime | None = None
-    started_at: datetime | None = None
-    summary: str = ""
-    replay: bool = False
-
-
-Plan = Firing | Dropped
 _T = TypeVar("_T")
-RESULT_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -260,9 +229,12 @@ class DueQueue:
             gone = set(json.loads(gone_ids))
             _each(db, _RELEASE, list(gone))
             plans = [plan(task) for task in tasks if task.id not in gone]
-            on_time = [p.task.id for p in plans if _on_time(p)]
-            db.execute(_START_DUE, (stamp(now), json.dumps(on_time)))
-            _start_runs(db, [p for p in plans if not _on_time(p)], now)
+            prompt: list[Plan] = []
+            other: list[Plan] = []
+            for p in plans:
+                (prompt if on_time(p) else other).append(p)
+            db.execute(_START_DUE, (stamp(now), json.dumps([p.task.id for p in prompt])))
+            _start_runs(db, other, now)
         return plans
 
     def _unreserve(self, tasks: Sequence[Task]) -> None:
@@ -286,19 +258,19 @@ class DueQueue:
         returned = [o for o in outcomes if o.status == "returned" and not o.replay]
         with _transaction(self.connection) as db:
             for statement, again in ((_UNCLAIM_FIRST, False), (_UNCLAIM_RETRY, True)):
-                keys = [_key(o) for o in returned if bool(o.task.attempts) == again]
+                keys = [run_key(o) for o in returned if bool(o.task.attempts) == again]
                 db.executemany(statement, keys)
-            _each(db, _END_RUN, [_end_row(o) for o in ended])
+            _each(db, _END_RUN, [end_row(o) for o in ended])
             _each(
                 db, _RETRY, [(stamp(o.retry_at), o.error, o.task.id) for o in retries if o.retry_at]
             )
             _each(
                 db,
                 _ADVANCE,
-                [_advance_row(o.task, o.scheduled_for, o.finished_at, o.error) for o in finals],
+                [advance_row(o.task, o.scheduled_for, o.finished_at, o.error) for o in finals],
             )
             _each(db, _RELEASE, [o.task.id for o in released])
-            _each(db, _AUDIT, [_audit_row(o) for o in outcomes if o.status != "returned"])
+            _each(db, _AUDIT, [audit_row(o) for o in outcomes if o.status != "returned"])
 
     def _recover(self) -> list[Firing]:
         with _transaction(self.connection) as db:
@@ -316,7 +288,7 @@ class DueQueue:
 
     def _abandon(self, dropped: Sequence[Dropped], now: datetime) -> None:
         with _transaction(self.connection) as db:
-            _each(db, _START_RUN, [_run_row(d, stamp(now)) for d in dropped])
+            _each(db, _START_RUN, [run_row(d, stamp(now)) for d in dropped])
             _advance(db, dropped, now)
 
 
@@ -331,74 +303,18 @@ def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         raise
 
 
-def _on_time(plan: Plan) -> bool:
-    """A firing at its task's due time with nothing to note: its run row needs no more."""
-    return isinstance(plan, Firing) and not plan.note and plan.scheduled_for == plan.task.due_at
-
-
 def _start_runs(db: sqlite3.Connection, plans: Sequence[Plan], now: datetime) -> None:
     """Record a run for each plan: running for a firing, closed for a dropped one."""
     at = stamp(now)
-    _each(db, _START_RUN, [_run_row(p, at) for p in plans])
+    _each(db, _START_RUN, [run_row(p, at) for p in plans])
     _advance(db, [p for p in plans if isinstance(p, Dropped)], now)
 
 
 def _advance(db: sqlite3.Connection, dropped: Sequence[Dropped], now: datetime) -> None:
-    _each(db, _ADVANCE, [_advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped])
+    _each(db, _ADVANCE, [advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped])
 
 
 def _each(db: sqlite3.Connection, statement: str, rows: Sequence[object]) -> None:
     """Run a statement over ``json_each`` of these rows, if there are any."""
     if rows:
         db.execute(statement, (json.dumps(rows, ensure_ascii=False),))
-
-
-def _key(outcome: Outcome) -> tuple[str, str]:
-    return outcome.task.id, stamp(outcome.scheduled_for)
-
-
-def _end_row(outcome: Outcome) -> tuple[object, ...]:
-    status = "ok" if outcome.status == "ok" else "error"
-    return (
-        status,
-        stamp(outcome.finished_at),
-        outcome.message_id,
-        outcome.error,
-        outcome.task.id,
-        stamp(outcome.scheduled_for),
-    )
-
-
-def _audit_row(outcome: Outcome) -> tuple[object, ...]:
-    """A scheduled run as an audit row, like a model's call: its arguments are redacted."""
-    task, started = outcome.task, outcome.started_at or outcome.finished_at
-    error = outcome.error
-    if outcome.status == "retry" and outcome.retry_at:
-        error = f"{error} (retrying at {stamp(outcome.retry_at)})"
-    return (
-        outcome.finished_at.isoformat(),
-        f"task:{task.id}",
-        stamp(outcome.scheduled_for),
-        task.owner.user_id,
-        task.kind,
-        json.dumps(redact_value(task.execution), ensure_ascii=False, default=str),
-        _AUDIT_OUTCOMES[outcome.status],
-        redact_text(outcome.summary[:RESULT_CHARS]),
-        redact_text(error[:RESULT_CHARS]),
-        max(0, round((outcome.finished_at - started).total_seconds() * 1000)),
-        task.id,
-    )
-
-
-def _advance_row(task: Task, slot: datetime, now: datetime, error: str) -> tuple[object, ...]:
-    # The slot is stored to the millisecond; the schedule's own instant may lie within that
-    # millisecond after it, and must not count as the next run of the one that just ran.
-    following = next_after(task.schedule, max(slot + STAMP_RESOLUTION, now))
-    upcoming = stamp(following) if following else None
-    return (stamp(slot), upcoming, error, task.id)
-
-
-def _run_row(plan: Plan, at: str) -> tuple[object, ...]:
-    if isinstance(plan, Firing):
-        return (plan.task.id, stamp(plan.scheduled_for), "running", at, None, "", plan.note)
-    return (plan.task.id, stamp(plan.scheduled_for), plan.status, None, at, plan.reason, "")

@@ -10,7 +10,7 @@ from typing import Literal
 
 from assistant.errors import RunError
 from assistant.tasks.delivery import Notice, Outbox
-from assistant.tasks.queue import Dropped, Outcome
+from assistant.tasks.runs import Dropped, Outcome
 from assistant.tasks.task import Owner
 
 log = logging.getLogger(__name__)

@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from assistant.clock import Clock, event_or_time
-from assistant.errors import RetryableRunError, RunError
+from assistant.tasks.attempt import Attempts
 from assistant.tasks.delivery import Executor, Outbox
 from assistant.tasks.misfire import MisfirePolicy, plan
-from assistant.tasks.queue import Claim, Dropped, DueQueue, Firing, Outcome, Plan
+from assistant.tasks.queue import Claim, DueQueue
 from assistant.tasks.readahead import ReadAhead
 from assistant.tasks.reports import Reports
+from assistant.tasks.runs import Dropped, Firing, Outcome, Plan
 from assistant.tasks.task import KINDS, Task, TaskKind
 
 log = logging.getLogger(__name__)
@@ -80,8 +81,8 @@ class Scheduler:
         wake: asyncio.Event | None = None,
     ) -> None:
         self._clock = clock
-        self._executors = executors
         self._settings = settings or SchedulerSettings()
+        self._attempts = Attempts(executors, clock, self._settings)
         self.queue = DueQueue(database, secrets.token_hex(6))
         self._waiting: dict[TaskKind, asyncio.Queue[Firing]] = {k: asyncio.Queue() for k in KINDS}
         self._held: dict[TaskKind, int] = defaultdict(int)  # claimed and not yet ended
@@ -136,7 +137,7 @@ class Scheduler:
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""
         interrupted = await self.queue.recover()
-        unsafe = [f for f in interrupted if not self._replayable(f.task)]
+        unsafe = [f for f in interrupted if not self._attempts.replayable(f.task)]
         self._replays = frozenset((f.task.id, f.scheduled_for) for f in interrupted) - {
             (f.task.id, f.scheduled_for) for f in unsafe
         }
@@ -256,7 +257,7 @@ class Scheduler:
         while True:
             firing = await waiting.get()
             try:
-                outcome = await self._attempt(firing, self._now())
+                outcome = await self._attempts.run(firing, self._now())
             except asyncio.CancelledError:
                 self._end(Outcome(firing.task, firing.scheduled_for, "released", self._now()))
                 raise
@@ -273,46 +274,6 @@ class Scheduler:
 
     def _holding(self) -> bool:
         return any(self._held.values())  # four kinds: cheaper than keeping a total
-
-    async def _attempt(self, firing: Firing, started: datetime) -> Outcome:
-        task, slot = firing.task, firing.scheduled_for
-        executor = self._executors.get(task.kind)
-        try:
-            if executor is None:
-                raise RunError(f"this installation cannot run {task.kind} tasks")
-            async with asyncio.timeout(self._settings.run_timeout):
-                delivery = await executor.run(firing)
-        except RetryableRunError as exc:
-            return self._retry_or_fail(firing, started, str(exc))
-        except RunError as exc:
-            return self._failed(firing, started, str(exc))
-        except TimeoutError:
-            reason = f"took longer than {self._settings.run_timeout:g} s"
-            if executor is not None and executor.replayable(task):
-                return self._retry_or_fail(firing, started, reason)
-            return self._failed(firing, started, reason)
-        except Exception:
-            reference = secrets.token_hex(4)
-            log.exception("task %s failed with an internal error (ref %s)", task.id, reference)
-            reason = f"an internal error stopped it (reference {reference})"
-            return self._failed(firing, started, reason)
-        return Outcome(
-            task, slot, "ok", self._now(), delivery.message_id, "", None, started, delivery.summary
-        )
-
-    def _failed(self, firing: Firing, started: datetime, reason: str) -> Outcome:
-        now = self._now()
-        return Outcome(firing.task, firing.scheduled_for, "error", now, None, reason, None, started)
-
-    def _retry_or_fail(self, firing: Firing, started: datetime, reason: str) -> Outcome:
-        now, attempt = self._now(), firing.task.attempts + 1
-        if attempt >= self._settings.max_attempts:
-            return self._failed(firing, started, f"{reason} (gave up after {attempt} tries)")
-        backoff = min(self._settings.retry_base * 2 ** (attempt - 1), self._settings.retry_max)
-        retry_at = now + backoff
-        return Outcome(
-            firing.task, firing.scheduled_for, "retry", now, None, reason, retry_at, started
-        )
 
     def _record(self, outcome: Outcome) -> None:
         # While due tasks are still being claimed, outcomes wait: claims come first, and the
@@ -386,10 +347,6 @@ class Scheduler:
             await event_or_time(self._wake, self._clock, until)
         finally:
             self._caught_up = False
-
-    def _replayable(self, task: Task) -> bool:
-        executor = self._executors.get(task.kind)
-        return executor is not None and executor.replayable(task)
 
     def _limit(self, kind: TaskKind) -> int:
         return self._settings.concurrency.get(kind, 1)

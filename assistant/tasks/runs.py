@@ -1,0 +1,115 @@
+"""A run's values (a firing, a dropped run, an outcome) and the rows they are written as."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from assistant.redaction import redact_text, redact_value
+from assistant.tasks.schedule import next_after
+from assistant.tasks.task import STAMP_RESOLUTION, Task, stamp
+
+RESULT_CHARS = 500
+AUDIT_OUTCOMES = {"ok": "ok", "error": "error", "retry": "error", "released": "cancelled"}
+
+
+@dataclass(frozen=True)
+class Firing:
+    """A claimed run to execute now, with the note its message carries (late, retried)."""
+
+    task: Task
+    scheduled_for: datetime
+    note: str = ""
+    replay: bool = False  # a run a crash interrupted, fired again
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A claimed run that will not execute: missed beyond the grace window, or skipped."""
+
+    task: Task
+    scheduled_for: datetime
+    status: Literal["missed", "skipped", "abandoned"]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended: done (ok or failed for good), to retry later, released unfinished, or
+    returned unstarted (claimed, then the scheduler stopped before a worker took it)."""
+
+    task: Task
+    scheduled_for: datetime
+    status: Literal["ok", "error", "retry", "released", "returned"]
+    finished_at: datetime
+    message_id: int | None = None
+    error: str = ""
+    retry_at: datetime | None = None
+    started_at: datetime | None = None
+    summary: str = ""
+    replay: bool = False
+
+
+Plan = Firing | Dropped
+
+
+def on_time(plan: Plan) -> bool:
+    """A firing at its task's due time with nothing to note: its run row needs no more."""
+    return isinstance(plan, Firing) and not plan.note and plan.scheduled_for == plan.task.due_at
+
+
+def run_key(outcome: Outcome) -> tuple[str, str]:
+    """The key of a run's row: its task and its slot."""
+    return outcome.task.id, stamp(outcome.scheduled_for)
+
+
+def end_row(outcome: Outcome) -> tuple[object, ...]:
+    """How a run ended, as the row of its end."""
+    status = "ok" if outcome.status == "ok" else "error"
+    return (
+        status,
+        stamp(outcome.finished_at),
+        outcome.message_id,
+        outcome.error,
+        outcome.task.id,
+        stamp(outcome.scheduled_for),
+    )
+
+
+def audit_row(outcome: Outcome) -> tuple[object, ...]:
+    """A scheduled run as an audit row, like a model's call: its arguments are redacted."""
+    task, started = outcome.task, outcome.started_at or outcome.finished_at
+    error = outcome.error
+    if outcome.status == "retry" and outcome.retry_at:
+        error = f"{error} (retrying at {stamp(outcome.retry_at)})"
+    return (
+        outcome.finished_at.isoformat(),
+        f"task:{task.id}",
+        stamp(outcome.scheduled_for),
+        task.owner.user_id,
+        task.kind,
+        json.dumps(redact_value(task.execution), ensure_ascii=False, default=str),
+        AUDIT_OUTCOMES[outcome.status],
+        redact_text(outcome.summary[:RESULT_CHARS]),
+        redact_text(error[:RESULT_CHARS]),
+        max(0, round((outcome.finished_at - started).total_seconds() * 1000)),
+        task.id,
+    )
+
+
+def advance_row(task: Task, slot: datetime, now: datetime, error: str) -> tuple[object, ...]:
+    """The task moved past a slot: its last run, its next one (none: done), its error."""
+    # The slot is stored to the millisecond; the schedule's own instant may lie within that
+    # millisecond after it, and must not count as the next run of the one that just ran.
+    following = next_after(task.schedule, max(slot + STAMP_RESOLUTION, now))
+    upcoming = stamp(following) if following else None
+    return (stamp(slot), upcoming, error, task.id)
+
+
+def run_row(plan: Plan, at: str) -> tuple[object, ...]:
+    """A run as recorded when claimed: running, or closed as it will not fire."""
+    if isinstance(plan, Firing):
+        return (plan.task.id, stamp(plan.scheduled_for), "running", at, None, "", plan.note)
+    return (plan.task.id, stamp(plan.scheduled_for), plan.status, None, at, plan.reason, "")
