@@ -113,8 +113,7 @@ class Database:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Session]:
         """One transaction: committed when the block ends, rolled back if it raises."""
-        if self._holds():
-            raise RuntimeError("a write was opened inside a read or write of the same task")
+        self._refuse_nested()
         async with self._lock:
             self._holder = asyncio.current_task()
             try:
@@ -125,9 +124,7 @@ class Database:
                 # A cancelled await does not stop the statement queued on the connection's
                 # thread, so the rollback is queued behind it whether or not BEGIN has run.
                 await asyncio.shield(self._conn.rollback())
-                # Disk full, read-only, I/O or a corrupt page; a constraint stays what it is.
-                if type(exc) in (sqlite3.OperationalError, sqlite3.DatabaseError):
-                    raise WriteError(_why_not_written(exc)) from exc
+                _unwritten(exc)
                 raise
             finally:
                 self._holder = None
@@ -135,14 +132,12 @@ class Database:
     async def write_one(self, sql: str, parameters: Iterable[Any] = ()) -> aiosqlite.Cursor:
         """One statement as a transaction of its own (SQLite's autocommit: all or nothing),
         in one hop to the connection's thread instead of three (begin, statement, commit)."""
-        if self._holds():
-            raise RuntimeError("a write was opened inside a read or write of the same task")
+        self._refuse_nested()
         async with self._lock:
             try:
                 return await self._conn.execute(sql, tuple(parameters))
-            except (sqlite3.OperationalError, sqlite3.DatabaseError) as exc:
-                if type(exc) in (sqlite3.OperationalError, sqlite3.DatabaseError):
-                    raise WriteError(_why_not_written(exc)) from exc
+            except sqlite3.DatabaseError as exc:
+                _unwritten(exc)
                 raise
 
     async def copy_to(self, target: Path) -> None:
@@ -159,6 +154,10 @@ class Database:
         """Close the connection once the lock is free."""
         async with self._lock:
             await self._conn.close()
+
+    def _refuse_nested(self) -> None:
+        if self._holds():
+            raise RuntimeError("a write was opened inside a read or write of the same task")
 
     def _holds(self) -> bool:
         return self._holder is not None and self._holder is asyncio.current_task()
@@ -284,6 +283,13 @@ async def _apply_one(conn: aiosqlite.Connection, version: int, script: str) -> N
             await conn.rollback()
         raise StorageError(f"migration {version} failed and was rolled back: {exc}") from exc
     log.info("database migrated to schema %d", version)
+
+
+def _unwritten(exc: BaseException) -> None:
+    """Raise the plain WriteError for disk full, read-only, I/O or a corrupt page; anything
+    else (a constraint, a cancel) stays what it is."""
+    if type(exc) in (sqlite3.OperationalError, sqlite3.DatabaseError):
+        raise WriteError(_why_not_written(exc)) from exc
 
 
 def _why_not_written(exc: BaseException) -> str:
