@@ -12,8 +12,8 @@ import asyncio
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -249,12 +249,32 @@ async def copy_to(conn: aiosqlite.Connection, target: Path) -> None:
     on; the copy is of one moment). The target is written whole, then moved into place."""
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
-    copy = await aiosqlite.connect(partial)
+    try:
+        await _to_the_end(_backup(conn, partial))
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    partial.replace(target)
+
+
+async def _backup(conn: aiosqlite.Connection, target: Path) -> None:
+    copy = await aiosqlite.connect(target)
     try:
         await conn.backup(copy)
     finally:
         await copy.close()
-    partial.replace(target)
+
+
+async def _to_the_end(step: Coroutine[Any, Any, None]) -> None:
+    """Await ``step``; when cancelled, let it end before the cancel goes on (closing the target
+    of a backup while SQLite still writes it crashed the process)."""
+    running = asyncio.ensure_future(step)
+    try:
+        await asyncio.shield(running)
+    except asyncio.CancelledError:
+        with suppress(Exception):
+            await running
+        raise
 
 
 async def _version(session: Session) -> int:

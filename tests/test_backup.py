@@ -3,6 +3,7 @@ number, and the owner's data exported."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from datetime import UTC, datetime, timedelta
@@ -154,6 +155,29 @@ async def test_daily_copies_are_kept_to_the_configured_number(tmp_path, conn):
     assert check(folder / names[-1])[0] == len(MIGRATIONS)
     assert await take_daily(conn, tmp_path / "off", 0, NOW) is None
     assert not (tmp_path / "off").exists()
+
+
+async def test_a_copy_cancelled_at_shutdown_leaves_nothing_half_written(conn, tmp_path):
+    # The bot stopping during the start-up copy once closed the copy under SQLite's feet: the
+    # process crashed or hung. A cancelled copy ends its backup first and removes the part.
+    async with conn.write() as session:
+        for n in range(2_000):
+            await session.execute(
+                "INSERT INTO notes (user_id, content, tags, created_at) VALUES (1, ?, '[]', '')",
+                (f"note {n} " + "x" * 2_000,),
+            )
+    target = tmp_path / "backups" / "copy.db"
+    target.parent.mkdir()
+    for turns in range(12):  # cancelled at each point of the copy in turn
+        copying = asyncio.create_task(conn.copy_to(target))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        copying.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await copying
+        assert list(target.parent.iterdir()) == []
+    await conn.copy_to(target)
+    assert len(rows(target)) == 2_000
 
 
 async def test_the_export_holds_notes_tasks_and_conversations_of_one_user(conn):
