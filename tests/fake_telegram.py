@@ -33,6 +33,7 @@ class FakeTelegram:
     calls: list[Call] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
     failures: dict[str, list[tuple[int, str, dict[str, Any]]]] = field(default_factory=dict)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # by Telegram's own rules
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
     update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -87,6 +88,10 @@ class FakeTelegram:
         params = _params(request)
         if method != "getUpdates":
             self.calls.append(Call(method, params))
+        refused = _refusal(method, params)
+        if refused:
+            self.refused.append((method, refused))
+            return Reply(400, {"ok": False, "error_code": 400, "description": refused})
         queued = self.failures.get(method)
         if queued:
             status, description, extra = queued.pop(0)
@@ -122,6 +127,32 @@ class FakeTelegram:
             except TimeoutError:
                 return []
         return list(self.updates)
+
+
+def _refusal(method: str, params: dict[str, Any]) -> str | None:
+    """What Telegram says to a message it does not accept: empty, too long (in UTF-16 units),
+    or entities outside the text, overlapping, or inside code."""
+    if method not in ("sendMessage", "editMessageText"):
+        return None
+    text = str(params.get("text", ""))
+    size = len(text.encode("utf-16-le")) // 2
+    if not text.strip():
+        return "Bad Request: message text is empty"
+    if size > 4096:
+        return "Bad Request: message is too long"
+    entities = params.get("entities") or []
+    if isinstance(entities, str):
+        entities = json.loads(entities)
+    spans = sorted((e["offset"], e["offset"] + e["length"], e["type"]) for e in entities)
+    for index, (start, end, kind) in enumerate(spans):
+        if start < 0 or end > size or end <= start:
+            return "Bad Request: can't parse entities: entity is outside the text"
+        for inner_start, inner_end, _ in spans[index + 1 :]:
+            if inner_start >= end:
+                break
+            if inner_end > end or kind in ("code", "pre"):
+                return "Bad Request: can't parse entities: entities overlap"
+    return None
 
 
 def _params(request: Received) -> dict[str, Any]:

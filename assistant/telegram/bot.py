@@ -24,7 +24,7 @@ from telegram import (
     InlineKeyboardMarkup,
     Update,
 )
-from telegram.constants import ChatAction, ChatType, ParseMode
+from telegram.constants import ChatAction, ChatType
 from telegram.error import (
     BadRequest,
     Forbidden,
@@ -60,8 +60,10 @@ from assistant.errors import (
 )
 from assistant.metrics import UPDATES as HANDLED
 from assistant.tasks import Notice
-from assistant.telegram.draft import NO_PREVIEW, Draft
-from assistant.telegram.render import split_html, to_html, to_plain
+from assistant.telegram.draft import Draft
+from assistant.telegram.pieces import plain_pieces
+from assistant.telegram.render import Rendered
+from assistant.telegram.sending import edit_piece, markdown_pieces, send_all
 from assistant.telegram.strangers import Strangers
 
 log = logging.getLogger(__name__)
@@ -228,29 +230,10 @@ class TelegramChannel:
     async def send(
         self, chat_id: int, markdown: str, buttons: Sequence[Sequence[Button]] = ()
     ) -> int:
-        """Send Markdown as HTML in pieces, plain text if Telegram refuses the markup; the
-        buttons go under the last piece. Returns the last message id."""
-        try:
-            return await self.send_pieces(chat_id, split_html(to_html(markdown)), buttons, True)
-        except BadRequest as exc:  # refused as HTML: once more as plain text, then it is final
-            log.info("Telegram refused the message as HTML (%s); sending plain text", exc)
-            return await self.send_pieces(chat_id, to_plain(markdown), buttons, False)
-
-    async def send_pieces(
-        self, chat_id: int, pieces: Sequence[str], buttons: Sequence[Sequence[Button]], html: bool
-    ) -> int:
-        message_id = 0
-        for index, piece in enumerate(pieces):
-            last = index == len(pieces) - 1
-            sent = await self.application.bot.send_message(
-                chat_id,
-                piece,
-                parse_mode=ParseMode.HTML if html else None,
-                link_preview_options=NO_PREVIEW,
-                reply_markup=_keyboard(buttons) if last and buttons else None,
-            )
-            message_id = sent.message_id
-        return message_id
+        """Send Markdown as text with entities, in pieces Telegram accepts; the buttons go
+        under the last piece. Returns the last message id."""
+        markup = _keyboard(buttons) if buttons else None
+        return await send_all(self.application.bot, chat_id, markdown_pieces(markdown), markup)
 
     # ---- the scheduler's outbox, and approvals ----------------------------------------
 
@@ -294,12 +277,10 @@ class TelegramChannel:
     async def close(self, pending: Pending, outcome: str) -> None:
         """Replace the request's buttons with how it ended (or say it, if that fails)."""
         shown = pending.text if _fits(pending.text) else _summary(pending)
-        text = f"{shown}\n\n{outcome}"[:4000]
+        text = Rendered(plain_pieces(f"{shown}\n\n{outcome}")[0])
         if pending.message_id is not None:
             try:
-                await self.application.bot.edit_message_text(
-                    text, pending.chat_id, pending.message_id, link_preview_options=NO_PREVIEW
-                )
+                await edit_piece(self.application.bot, pending.chat_id, pending.message_id, text)
                 return
             except BadRequest as exc:
                 log.info("could not edit the approval prompt (%s); sending the outcome", exc)

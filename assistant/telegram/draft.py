@@ -5,18 +5,12 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from telegram import LinkPreviewOptions
-from telegram.constants import ParseMode
-from telegram.error import BadRequest
-
 from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
 from assistant.agent.commands import Reply
-from assistant.telegram.render import split_html, to_html, to_plain
+from assistant.telegram.sending import edit_piece, markdown_pieces, send_all, send_piece
 
 if TYPE_CHECKING:
     from assistant.telegram.bot import TelegramChannel
-
-NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
 class Draft:
@@ -36,29 +30,17 @@ class Draft:
             self._tools.append(event.name)
             await self._put(f"⚙ {', '.join(self._tools)}…", force=True)
         elif isinstance(event, TextSoFar) and event.text.strip():
-            await self._put(event.text[:4000], force=False)
+            await self._put(event.text, force=False)
 
     async def _put(self, text: str, *, force: bool) -> None:
+        piece = markdown_pieces(text)[0]
         bot = self._channel.application.bot
         if self._message_id is None:
-            sent = await bot.send_message(self._chat_id, text, link_preview_options=NO_PREVIEW)
-            self._message_id, self._edited = sent.message_id, time.monotonic()
-        elif force or time.monotonic() - self._edited >= self._interval:
-            await self._edit(text, None)
-
-    async def _edit(self, text: str, mode: str | None) -> None:
-        try:
-            await self._channel.application.bot.edit_message_text(
-                text,
-                self._chat_id,
-                self._message_id,
-                parse_mode=mode,
-                link_preview_options=NO_PREVIEW,
-            )
+            self._message_id = await send_piece(bot, self._chat_id, piece, None)
             self._edited = time.monotonic()
-        except BadRequest as exc:
-            if "not modified" not in str(exc).lower():
-                raise
+        elif force or time.monotonic() - self._edited >= self._interval:
+            await edit_piece(bot, self._chat_id, self._message_id, piece)
+            self._edited = time.monotonic()
 
     async def finish(self, result: Reply | Answer) -> None:
         """The final answer: the draft becomes its first piece, the rest follow."""
@@ -79,10 +61,8 @@ class Draft:
                 )
 
     async def _replace(self, markdown: str) -> None:
-        pieces, html = split_html(to_html(markdown)), True
-        try:
-            await self._edit(pieces[0], ParseMode.HTML)
-        except BadRequest:
-            pieces, html = to_plain(markdown), False
-            await self._edit(pieces[0], None)
-        await self._channel.send_pieces(self._chat_id, pieces[1:], (), html)
+        assert self._message_id is not None
+        first, *rest = markdown_pieces(markdown)
+        bot = self._channel.application.bot
+        await edit_piece(bot, self._chat_id, self._message_id, first)
+        await send_all(bot, self._chat_id, rest, None)
