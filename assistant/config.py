@@ -193,6 +193,18 @@ class ImageSettings(_Section):
     timeout_seconds: float = Field(default=120.0, gt=0, le=600)
 
 
+class SpeechSettings(_Section):
+    """An OpenAI-compatible speech-to-text endpoint (OpenAI, a local Whisper server); voice
+    notes are transcribed only when ``base_url`` is set."""
+
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    model: str = "whisper-1"
+    max_seconds: int = Field(default=300, gt=0, le=3600)
+    max_bytes: int = Field(default=20_000_000, gt=0, le=20_000_000)  # the Bot API's download cap
+    timeout_seconds: float = Field(default=120.0, gt=0, le=600)
+
+
 class HealthSettings(_Section):
     """The health and metrics endpoint for monitoring; off unless ``listen`` is set."""
 
@@ -229,6 +241,7 @@ class Config(_Section):
     tools: ToolSettings = ToolSettings()
     net: NetSettings = NetSettings()
     images: ImageSettings = ImageSettings()
+    speech: SpeechSettings = SpeechSettings()
     scheduler: SchedulerConfig = SchedulerConfig()
     storage: StorageSettings = StorageSettings()
     health: HealthSettings = HealthSettings()
@@ -240,6 +253,7 @@ class Config(_Section):
             self.telegram.webhook_secret_env,
             self.llm.api_key_env,
             self.images.api_key_env,
+            self.speech.api_key_env,
             *(secret.env for secret in self.net.secrets.values()),
         ]
         return [environ[name] for name in names if environ.get(name)]

@@ -34,6 +34,7 @@ class FakeTelegram:
     updates: list[dict[str, Any]] = field(default_factory=list)
     failures: dict[str, list[tuple[int, str, dict[str, Any]]]] = field(default_factory=dict)
     refused: list[tuple[str, str]] = field(default_factory=list)  # by Telegram's own rules
+    files: dict[str, bytes] = field(default_factory=dict)  # file_id: content, for getFile
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
     update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -62,6 +63,21 @@ class FakeTelegram:
             "from": {"id": user, "is_bot": False, "first_name": "Ada"},
         }})  # fmt: skip
 
+    def voice(self, user: int, audio: bytes, seconds: int = 3, kind: str = "voice") -> str:
+        """A user sends a voice note (or, with ``kind="audio"``, an audio file); its file id."""
+        file_id = f"{kind}-{next(self.ids)}"
+        self.files[file_id] = audio
+        sound = {"file_id": file_id, "file_unique_id": f"u{file_id}", "duration": seconds,
+                 "mime_type": "audio/ogg", "file_size": len(audio)}  # fmt: skip
+        if kind == "audio":
+            sound["file_name"] = "memo.mp3"
+        self._push({"message": {
+            "message_id": next(self.ids), "date": 1_700_000_000, kind: sound,
+            "chat": {"id": user, "type": "private", "first_name": "Ada"},
+            "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+        }})  # fmt: skip
+        return file_id
+
     def press(self, user: int, data: str, message_id: int = 1) -> None:
         """A user presses an inline button."""
         self._push({"callback_query": {
@@ -84,6 +100,12 @@ class FakeTelegram:
         ]
 
     async def handle(self, request: Received) -> Reply:
+        if "/file/bot" in request.path:  # a download: /file/bot<token>/<file_path>
+            self.calls.append(Call("download", {"path": request.path}))
+            file_id = request.path.rsplit("/", 1)[-1].split(".")[0]
+            if file_id not in self.files:
+                return Reply(404, {"ok": False, "error_code": 404, "description": "Not Found"})
+            return Reply(raw=self.files[file_id])
         method = request.path.rsplit("/", 1)[-1]
         params = _params(request)
         if method != "getUpdates":
@@ -109,6 +131,11 @@ class FakeTelegram:
     async def _result(self, method: str, params: dict[str, Any]) -> Any:
         if method == "getMe":
             return BOT
+        if method == "getFile":
+            file_id = str(params["file_id"])
+            return {"file_id": file_id, "file_unique_id": f"u{file_id}",
+                    "file_size": len(self.files.get(file_id, b"")),
+                    "file_path": f"voice/{file_id}.oga"}  # fmt: skip
         if method == "getUpdates":
             return await self._updates(int(params.get("offset", 0) or 0))
         if method in ("sendMessage", "editMessageText", "sendPhoto", "sendDocument"):

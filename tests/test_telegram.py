@@ -21,7 +21,7 @@ from assistant.config import parse_config
 from assistant.db import open_database
 from assistant.tasks import NewTask, Owner, TaskStore
 from assistant.tasks.oneshot import parse_once
-from assistant.telegram.bot import BUSY
+from assistant.telegram.handlers import BUSY
 
 ADA = 42
 BOB = 77
@@ -46,7 +46,14 @@ class Served:
 
 @asynccontextmanager
 async def served(
-    tmp_path, clock, monkeypatch, net=None, telegram_extra=None, scheduler=None, **llm
+    tmp_path,
+    clock,
+    monkeypatch,
+    net=None,
+    telegram_extra=None,
+    scheduler=None,
+    speech=None,
+    **llm,
 ):
     monkeypatch.setenv("TEST_BOT_TOKEN", TOKEN)
     monkeypatch.setenv("TEST_LLM_KEY", "k")
@@ -69,6 +76,7 @@ async def served(
             },
             "net": net or {},
             "scheduler": scheduler or {},
+            "speech": speech or {},
         }
         stop = asyncio.Event()
         serving = asyncio.ensure_future(

@@ -29,3 +29,8 @@ class Assistant(Protocol):
     async def decide(self, token: str, user_id: int, approve: bool) -> str:
         """Answer an approval request; approving runs exactly the stored call."""
         ...
+
+    async def transcribe(self, audio: bytes, filename: str) -> str:
+        """The words of a voice note; a ``FetchError`` whose message the user may read when
+        there are none (speech not configured, the endpoint down, silence)."""
+        ...

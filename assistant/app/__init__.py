@@ -24,6 +24,7 @@ from assistant.net import AddressPolicy, GuardedClient, Limits
 from assistant.net.images import ImageClient
 from assistant.net.search import DuckDuckGo
 from assistant.net.secrets import Secret, SecretBook
+from assistant.net.speech import SpeechClient
 from assistant.tasks import Parsed, SchedulerSettings, TaskStore, next_after
 from assistant.tasks.text import read_schedule as read_any_schedule
 from assistant.tools import Executor, Registry
@@ -89,12 +90,13 @@ def build_services(
         ),
         sandbox=sandbox,
         images=_images(config),
+        speech=_speech(config),
     )
 
 
 async def close_services(services: Services) -> None:
     """Close the clients the services hold."""
-    for client in (services.http, services.images):
+    for client in (services.http, services.images, services.speech):
         if client is not None:
             await client.close()
 
@@ -110,6 +112,14 @@ def _images(config: Config) -> ImageClient | None:
         sampling=settings.send_sampling,
         timeout=settings.timeout_seconds,
     )
+
+
+def _speech(config: Config) -> SpeechClient | None:
+    settings = config.speech
+    if not settings.base_url:
+        return None
+    key = os.environ.get(settings.api_key_env, "")
+    return SpeechClient(settings.base_url, key, settings.model, timeout=settings.timeout_seconds)
 
 
 def catalogue(config: Config, form: CatalogueFormat) -> str:

@@ -31,7 +31,7 @@ from assistant.app import (
 )
 from assistant.clock import Clock
 from assistant.db import Database, open_database
-from assistant.errors import LLMError, RecipientBlockedError
+from assistant.errors import FetchError, LLMError, RecipientBlockedError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model, build_sizer
 from assistant.llm.types import Completion, Request, StreamEvent
@@ -47,6 +47,11 @@ from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
 
 log = logging.getLogger(__name__)
+SPEECH_OFF = (
+    "voice notes are off: set [speech] base_url (and model) in config.toml to an "
+    "OpenAI-compatible speech-to-text endpoint, OpenAI's or a local Whisper server"
+)
+SPEECH_SLACK = 5.0  # seconds beyond the client's own timeout, for the upload itself
 
 
 class UnconfiguredModel:
@@ -130,6 +135,14 @@ class Runtime:
     async def decide(self, token: str, user_id: int, approve: bool) -> str:
         """Answer an approval request: approving runs exactly the stored call."""
         return await self.desk.answer(token, user_id, approve)
+
+    async def transcribe(self, audio: bytes, filename: str) -> str:
+        """The words of a voice note, through the configured speech endpoint."""
+        speech = self.services.speech
+        if speech is None:
+            raise FetchError(SPEECH_OFF)
+        async with asyncio.timeout(self.setup.config.speech.timeout_seconds + SPEECH_SLACK):
+            return await speech.transcribe(audio, filename)
 
     async def answer(
         self, person: Person, text: str, sink: EventSink | None = None

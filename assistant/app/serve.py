@@ -123,6 +123,7 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
         private_only=settings.private_only,
         webhook=_webhook(setup),
         rate_limit=settings.rate_limit,
+        speech=setup.config.speech,
     )
     grace = timedelta(seconds=setup.config.scheduler.shutdown_grace_seconds)
     try:

@@ -46,21 +46,19 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from assistant.agent import Person
 from assistant.agent.approval import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.chats import ChatQueues
-from assistant.agent.commands import MENU, Button, Reply, notice_buttons
+from assistant.agent.commands import MENU, Button, notice_buttons
+from assistant.config import SpeechSettings
 from assistant.errors import (
     RecipientBlockedError,
     RetryableRunError,
     RunError,
     StartupError,
-    StorageError,
 )
-from assistant.metrics import UPDATES as HANDLED
 from assistant.tasks import Notice
-from assistant.telegram.draft import Draft
+from assistant.telegram.handlers import Handlers
 from assistant.telegram.pieces import plain_pieces
 from assistant.telegram.render import Rendered
 from assistant.telegram.sending import edit_piece, markdown_pieces, send_all
@@ -76,7 +74,6 @@ UPDATES = ["message", "edited_message", "callback_query"]
 # httpcore's connection pool, whose bookkeeping grows with the square of what waits in it.
 CONCURRENT_UPDATES = 32
 PROMPT_UNITS = 3000  # an approval longer than this is sent whole as a file
-BUSY = "I am still busy with your earlier messages; try again in a moment."
 
 
 @dataclass(frozen=True)
@@ -121,8 +118,10 @@ class TelegramChannel:
         edit_interval: float = 1.0,
         webhook: Webhook | None = None,
         rate_limit: bool = True,
+        speech: SpeechSettings | None = None,
     ) -> None:
         self._allowed = frozenset(allowed)
+        self.speech = speech or SpeechSettings()
         self._private_only = private_only
         self._webhook = webhook
         self._base_url = base_url
@@ -145,9 +144,11 @@ class TelegramChannel:
     async def start(self, assistant: Assistant, queues: ChatQueues) -> None:
         """Connect (getMe), list the commands in the menu, and start taking updates for
         ``assistant``, plain messages through ``queues``."""
-        handlers = _Handlers(self, assistant, queues)
+        handlers = Handlers(self, assistant, queues)
         app = self.application
-        app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, handlers.message))
+        messages = filters.UpdateType.MESSAGE
+        app.add_handler(MessageHandler(filters.TEXT & messages, handlers.message))
+        app.add_handler(MessageHandler((filters.VOICE | filters.AUDIO) & messages, handlers.voice))
         app.add_handler(CallbackQueryHandler(handlers.button))
         try:
             await self.application.initialize()
@@ -298,71 +299,6 @@ def _summary(pending: Pending) -> str:
         f"{head}\nThe whole call ({len(pending.text):,} characters) is in the file above: "
         "exactly that runs if you approve."
     )
-
-
-class _Handlers:
-    """What the channel does with the updates the gate lets in, for one assistant."""
-
-    def __init__(self, channel: TelegramChannel, assistant: Assistant, queues: ChatQueues) -> None:
-        self._channel = channel
-        self._assistant = assistant
-        self._queues = queues
-
-    async def message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A slash command at once; plain words into the chat's queue, or "busy"."""
-        HANDLED.labels("message").inc()
-        message, user = update.effective_message, update.effective_user
-        if message is None or user is None or not message.text:
-            return
-        chat_id, text = message.chat_id, message.text
-        try:
-            person = await self._assistant.person(user.id, chat_id, user.first_name or "")
-        except StorageError as exc:  # a full disk: say so in one line, keep running
-            await self._channel.send(chat_id, str(exc))
-            return
-        if text.startswith("/"):
-            await self._answer(person, text)
-        elif not self._queues.submit(chat_id, lambda: self._answer(person, text)):
-            await self._channel.send(chat_id, BUSY)
-
-    async def _answer(self, person: Person, text: str) -> None:
-        try:
-            await self._reply(person, text)
-        except StorageError as exc:
-            await self._channel.send(person.chat_id, str(exc))
-
-    async def _reply(self, person: Person, text: str) -> None:
-        draft = Draft(self._channel, person.chat_id, self._channel.edit_interval)
-        async with asyncio.TaskGroup() as group:
-            typing = group.create_task(self._channel.typing(person.chat_id))
-            try:
-                result = await self._assistant.answer(person, text, draft.show)
-            finally:
-                typing.cancel()
-        await draft.finish(result)
-
-    async def button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A button press, answered at once: approvals by token, the rest by the commands."""
-        HANDLED.labels("button").inc()
-        query, user = update.callback_query, update.effective_user
-        if query is None or user is None:
-            return
-        data = query.data or ""
-        verb, _, token = data.partition(":")
-        if verb in ("approve", "deny"):
-            await query.answer(
-                (await self._assistant.decide(token, user.id, verb == "approve"))[:190]
-            )
-            return
-        chat_id = query.message.chat.id if query.message else user.id
-        try:
-            reply = await self._assistant.press(
-                await self._assistant.person(user.id, chat_id), data
-            )
-        except StorageError as exc:
-            reply = Reply(str(exc))
-        await query.answer(reply.text[:190])
-        await self._channel.send(chat_id, reply.text, reply.buttons)
 
 
 def _keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup:

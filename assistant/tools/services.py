@@ -13,6 +13,7 @@ from assistant.net import GuardedClient
 from assistant.net.images import ImageClient
 from assistant.net.search import SearchBackend
 from assistant.net.secrets import SecretBook
+from assistant.net.speech import SpeechClient
 from assistant.tasks import TaskStore
 from assistant.tools.sandbox import Sandbox
 from assistant.tools.tool import ToolContext
@@ -34,6 +35,7 @@ class Services:
     read_only_tools: frozenset[str] = frozenset()
     sandbox: Sandbox | None = None
     images: ImageClient | None = None
+    speech: SpeechClient | None = None  # voice notes to text, when configured
 
 
 def services_of(context: ToolContext) -> Services:

@@ -1,0 +1,168 @@
+"""What the bot does with the updates its gate lets in: words, voice notes and buttons."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from assistant.agent import Person
+from assistant.agent.channel import Assistant
+from assistant.agent.chats import ChatQueues
+from assistant.agent.commands import Reply
+from assistant.config import SpeechSettings
+from assistant.errors import FetchError, StorageError
+from assistant.metrics import UPDATES as HANDLED
+from assistant.telegram.draft import Draft
+from assistant.telegram.render import Entity, Rendered, units
+from assistant.telegram.sending import send_piece
+
+if TYPE_CHECKING:
+    from assistant.telegram.bot import TelegramChannel
+
+log = logging.getLogger(__name__)
+
+BUSY = "I am still busy with your earlier messages; try again in a moment."
+QUOTED = 300  # characters of a transcript shown back to the user
+
+
+class Handlers:
+    """What the channel does with the updates the gate lets in, for one assistant."""
+
+    def __init__(self, channel: TelegramChannel, assistant: Assistant, queues: ChatQueues) -> None:
+        self._channel = channel
+        self._assistant = assistant
+        self._queues = queues
+
+    async def message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A slash command at once; plain words into the chat's queue, or "busy"."""
+        HANDLED.labels("message").inc()
+        message, user = update.effective_message, update.effective_user
+        if message is None or user is None or not message.text:
+            return
+        person = await self._person(user.id, message.chat_id, user.first_name or "")
+        if person is not None:
+            await self._take(person, message.text)
+
+    async def voice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A voice note or audio file: transcribed, shown back in a quote, then taken as if
+        typed (commands included). The audio is kept only for this call."""
+        HANDLED.labels("voice").inc()
+        message, user = update.effective_message, update.effective_user
+        sound = message and (message.voice or message.audio)
+        if message is None or user is None or not sound:
+            return
+        chat_id = message.chat_id
+        person = await self._person(user.id, chat_id, user.first_name or "")
+        if person is None:
+            return
+        # to_dict: reading .duration warns that it will become a timedelta
+        refusal = too_long(self._channel.speech, sound.to_dict().get("duration"), sound.file_size)
+        if refusal:
+            await self._channel.send(chat_id, refusal)
+            return
+        try:
+            audio = await (await sound.get_file()).download_as_bytearray()
+            name = getattr(sound, "file_name", None) or "voice.ogg"
+            words = await self._assistant.transcribe(bytes(audio), name)
+        except (FetchError, TelegramError) as exc:
+            await self._channel.send(chat_id, unheard(exc))
+            return
+        await send_piece(self._channel.application.bot, chat_id, quoted(words), None)
+        await self._take(person, words)
+
+    async def _person(self, user_id: int, chat_id: int, name: str) -> Person | None:
+        try:
+            return await self._assistant.person(user_id, chat_id, name)
+        except StorageError as exc:  # a full disk: say so in one line, keep running
+            await self._channel.send(chat_id, str(exc))
+            return None
+
+    async def _take(self, person: Person, text: str) -> None:
+        if text.startswith("/"):
+            await self._answer(person, text)
+        elif not self._queues.submit(person.chat_id, lambda: self._answer(person, text)):
+            await self._channel.send(person.chat_id, BUSY)
+
+    async def _answer(self, person: Person, text: str) -> None:
+        try:
+            await self._reply(person, text)
+        except StorageError as exc:
+            await self._channel.send(person.chat_id, str(exc))
+
+    async def _reply(self, person: Person, text: str) -> None:
+        draft = Draft(self._channel, person.chat_id, self._channel.edit_interval)
+        async with asyncio.TaskGroup() as group:
+            typing = group.create_task(self._channel.typing(person.chat_id))
+            try:
+                result = await self._assistant.answer(person, text, draft.show)
+            finally:
+                typing.cancel()
+        await draft.finish(result)
+
+    async def button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A button press, answered at once: approvals by token, the rest by the commands."""
+        HANDLED.labels("button").inc()
+        query, user = update.callback_query, update.effective_user
+        if query is None or user is None:
+            return
+        data = query.data or ""
+        verb, _, token = data.partition(":")
+        if verb in ("approve", "deny"):
+            await query.answer(
+                (await self._assistant.decide(token, user.id, verb == "approve"))[:190]
+            )
+            return
+        chat_id = query.message.chat.id if query.message else user.id
+        try:
+            reply = await self._assistant.press(
+                await self._assistant.person(user.id, chat_id), data
+            )
+        except StorageError as exc:
+            reply = Reply(str(exc))
+        await query.answer(reply.text[:190])
+        await self._channel.send(chat_id, reply.text, reply.buttons)
+
+
+def too_long(limits: SpeechSettings, seconds: float | object, size: int | None) -> str | None:
+    """Why a voice note is not taken: speech is off, or it is over a cap; None to take it."""
+    if not limits.base_url:
+        return (
+            "I cannot listen to voice notes yet: the owner can turn them on with [speech] "
+            "base_url in config.toml (OpenAI or a local Whisper server)."
+        )
+    length = _seconds(seconds)
+    if length > limits.max_seconds:
+        return (
+            f"That voice note is {length / 60:.0f} min long; I take up to "
+            f"{limits.max_seconds / 60:.0f} min. Could you say it in shorter pieces?"
+        )
+    if size is not None and size > limits.max_bytes:
+        return f"That file is {size / 1e6:.0f} MB; I take up to {limits.max_bytes / 1e6:.0f} MB."
+    return None
+
+
+def unheard(exc: FetchError | TelegramError) -> str:
+    """One line saying why a voice note could not be heard."""
+    if isinstance(exc, TelegramError):
+        log.warning("could not download a voice note: %s", exc.message)
+        return "I could not download that voice note from Telegram; please send it again."
+    return f"I could not transcribe that voice note: {exc}."
+
+
+def quoted(words: str) -> Rendered:
+    """The transcript shown back in a quote, cut short when long."""
+    shown = words if len(words) <= QUOTED else words[:QUOTED].rstrip() + "…"
+    text = f"🎙 {shown}"
+    return Rendered(text, (Entity("blockquote", 0, units(text)),))
+
+
+def _seconds(value: float | object) -> float:
+    total = getattr(value, "total_seconds", None)
+    if callable(total):
+        return float(total())
+    return float(value) if isinstance(value, int | float) else 0.0
