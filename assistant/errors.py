@@ -20,6 +20,7 @@ user or model only ever sees a generic message with a reference.
     │   ├── ScheduleError           schedule text that cannot be read; quotes it, shows the forms
     │   └── TaskError               a task operation refused: over a limit, wrong state
     │       └── TaskNotFoundError   no such task for this user (another user's is not found either)
+    ├── DocumentError               a file the user sent cannot be read (kind, size, damage)
     ├── RunError                    a scheduled run failed; the message is safe to show the user
     │   ├── RetryableRunError       it may work later (network down, rate limit): retry with backoff
     │   └── RecipientBlockedError   the user blocked the bot: their tasks wait until they return
@@ -104,6 +105,10 @@ class TaskError(ModelError):
 
 class TaskNotFoundError(TaskError):
     """No task with that id belongs to this user."""
+
+
+class DocumentError(AssistantError):
+    """A file the user sent cannot be read: its kind, its size, or it is damaged."""
 
 
 class RunError(AssistantError):

@@ -78,6 +78,24 @@ class FakeTelegram:
         }})  # fmt: skip
         return file_id
 
+    def document(
+        self, user: int, data: bytes, name: str, mime: str, caption: str = "", size: int = 0
+    ) -> str:
+        """A user sends a file (``size`` claims a size other than its own); its file id."""
+        file_id = f"document-{next(self.ids)}"
+        self.files[file_id] = data
+        document = {"file_id": file_id, "file_unique_id": f"u{file_id}", "file_name": name,
+                    "mime_type": mime, "file_size": size or len(data)}  # fmt: skip
+        message = {
+            "message_id": next(self.ids), "date": 1_700_000_000, "document": document,
+            "chat": {"id": user, "type": "private", "first_name": "Ada"},
+            "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+        }  # fmt: skip
+        if caption:
+            message["caption"] = caption
+        self._push({"message": message})
+        return file_id
+
     def press(self, user: int, data: str, message_id: int = 1) -> None:
         """A user presses an inline button."""
         self._push({"callback_query": {

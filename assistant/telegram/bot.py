@@ -149,6 +149,7 @@ class TelegramChannel:
         messages = filters.UpdateType.MESSAGE
         app.add_handler(MessageHandler(filters.TEXT & messages, handlers.message))
         app.add_handler(MessageHandler((filters.VOICE | filters.AUDIO) & messages, handlers.voice))
+        app.add_handler(MessageHandler(filters.Document.ALL & messages, handlers.document))
         app.add_handler(CallbackQueryHandler(handlers.button))
         try:
             await self.application.initialize()

@@ -10,12 +10,12 @@ from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from assistant.agent import Person
+from assistant.agent import Person, documents
 from assistant.agent.channel import Assistant
 from assistant.agent.chats import ChatQueues
 from assistant.agent.commands import Reply
 from assistant.config import SpeechSettings
-from assistant.errors import FetchError, StorageError
+from assistant.errors import DocumentError, FetchError, StorageError
 from assistant.metrics import UPDATES as HANDLED
 from assistant.telegram.draft import Draft
 from assistant.telegram.render import Entity, Rendered, units
@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 BUSY = "I am still busy with your earlier messages; try again in a moment."
 QUOTED = 300  # characters of a transcript shown back to the user
+DOWNLOAD_FAILED = "I could not download that {what} from Telegram; please send it again."
 
 
 class Handlers:
@@ -74,6 +75,34 @@ class Handlers:
             return
         await send_piece(self._channel.application.bot, chat_id, quoted(words), None)
         await self._take(person, words)
+
+    async def document(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A text file or PDF: read into the turn as untrusted data, with its caption."""
+        HANDLED.labels("document").inc()
+        message, user = update.effective_message, update.effective_user
+        document = message.document if message else None
+        if message is None or user is None or document is None:
+            return
+        person = await self._person(user.id, message.chat_id, user.first_name or "")
+        if person is None:
+            return
+        name, mime = document.file_name or "", document.mime_type or ""
+        refused = documents.refusal(name, mime, document.file_size)
+        if refused:
+            await self._channel.send(person.chat_id, refused)
+            return
+        try:
+            data = await (await document.get_file()).download_as_bytearray()
+            framed = await documents.read_document(name, mime, bytes(data))
+        except DocumentError as exc:
+            await self._channel.send(person.chat_id, str(exc))
+            return
+        except TelegramError as exc:
+            log.warning("could not download a document: %s", exc.message)
+            await self._channel.send(person.chat_id, DOWNLOAD_FAILED.format(what="file"))
+            return
+        caption = (message.caption or "").strip() or f"I am sending you the file {name}."
+        await self._take(person, f"{caption}\n\n{framed}")
 
     async def _person(self, user_id: int, chat_id: int, name: str) -> Person | None:
         try:
@@ -150,7 +179,7 @@ def unheard(exc: FetchError | TelegramError) -> str:
     """One line saying why a voice note could not be heard."""
     if isinstance(exc, TelegramError):
         log.warning("could not download a voice note: %s", exc.message)
-        return "I could not download that voice note from Telegram; please send it again."
+        return DOWNLOAD_FAILED.format(what="voice note")
     return f"I could not transcribe that voice note: {exc}."
 
 
