@@ -79,6 +79,8 @@ class LLMSettings(_Section):
     api_key_env: str = "OPENAI_API_KEY"
     model: str = "gpt-4o-mini"
     tool_mode: Literal["native", "text", "grammar", "auto"] = "auto"
+    # Pictures to the model: "auto" sends them until the model refuses one, then remembers.
+    vision: Literal["auto", "on", "off"] = "auto"
     max_steps: int = Field(default=5, ge=1, le=50)
     corrections_per_turn: int = Field(default=1, ge=0, le=10)
     timeout_seconds: float = Field(default=60.0, gt=0, le=600)

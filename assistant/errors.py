@@ -28,6 +28,7 @@ user or model only ever sees a generic message with a reference.
         ├── LLMAuthError            the key was rejected (401/403) or is missing
         ├── ModelNotFoundError      the endpoint does not know the configured model
         ├── ToolsUnsupportedError   the endpoint refuses native tools (auto mode switches to text)
+        ├── VisionUnsupportedError  the model cannot see pictures (refused one, or vision is off)
         ├── ContextTooLongError     the request does not fit the model's context window
         ├── LLMBadResponseError     a reply we cannot read: an error object in a 200, bad JSON
         └── LLMUnavailableError     rate limits, server errors, a server down, after the retries
@@ -137,6 +138,10 @@ class ModelNotFoundError(LLMError):
 
 class ToolsUnsupportedError(LLMError):
     """The endpoint refuses requests that offer native tools."""
+
+
+class VisionUnsupportedError(LLMError):
+    """The model cannot see pictures: it refused one, or ``llm.vision`` is off."""
 
 
 class ContextTooLongError(LLMError):

@@ -183,4 +183,12 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX idx_tasks_next_run;
     CREATE INDEX idx_tasks_leased ON scheduled_tasks (lease_owner) WHERE lease_owner IS NOT NULL;
     """,
+    # 9: models found not to see pictures (llm.vision = "auto" stops sending them one).
+    """
+    CREATE TABLE llm_blind (
+        model   TEXT PRIMARY KEY,
+        reason  TEXT NOT NULL DEFAULT '',
+        since   TEXT NOT NULL
+    );
+    """,
 )

@@ -73,8 +73,7 @@ class FakeTelegram:
             sound["file_name"] = "memo.mp3"
         self._push({"message": {
             "message_id": next(self.ids), "date": 1_700_000_000, kind: sound,
-            "chat": {"id": user, "type": "private", "first_name": "Ada"},
-            "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+            **_private(user),
         }})  # fmt: skip
         return file_id
 
@@ -88,13 +87,29 @@ class FakeTelegram:
                     "mime_type": mime, "file_size": size or len(data)}  # fmt: skip
         message = {
             "message_id": next(self.ids), "date": 1_700_000_000, "document": document,
-            "chat": {"id": user, "type": "private", "first_name": "Ada"},
-            "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+            **_private(user),
         }  # fmt: skip
         if caption:
             message["caption"] = caption
         self._push({"message": message})
         return file_id
+
+    def photo(self, user: int, sizes: list[bytes], caption: str = "") -> None:
+        """A user sends a photo; Telegram lists its sizes small first (each 800 px wider)."""
+        listed = []
+        for index, data in enumerate(sizes):
+            file_id = f"photo-{next(self.ids)}"
+            self.files[file_id] = data
+            side = 320 + 800 * index
+            listed.append({"file_id": file_id, "file_unique_id": f"u{file_id}", "width": side,
+                           "height": side * 3 // 4, "file_size": len(data)})  # fmt: skip
+        message = {
+            "message_id": next(self.ids), "date": 1_700_000_000, "photo": listed,
+            **_private(user),
+        }  # fmt: skip
+        if caption:
+            message["caption"] = caption
+        self._push({"message": message})
 
     def press(self, user: int, data: str, message_id: int = 1) -> None:
         """A user presses an inline button."""
@@ -233,3 +248,11 @@ def _multipart(content_type: str, body: bytes) -> dict[str, Any]:
         else:
             params[name] = data.decode()
     return params
+
+
+def _private(user: int) -> dict[str, Any]:
+    """Where a message in the user's private chat with the bot comes from."""
+    return {
+        "chat": {"id": user, "type": "private", "first_name": "Ada"},
+        "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+    }

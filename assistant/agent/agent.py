@@ -42,6 +42,7 @@ from assistant.llm.tokens import Calibration, message_tokens
 from assistant.llm.types import (
     AssistantMessage,
     Completion,
+    Image,
     Message,
     Request,
     TextDelta,
@@ -119,9 +120,16 @@ class Agent:
             sizer=self._sizer,
         )
 
-    async def reply(self, person: Person, text: str, sink: EventSink | None = None) -> Answer:
-        """Answer ``text``; the turn is stored even when it fails or is cancelled."""
-        turn = await self._start(person, text, sink)
+    async def reply(
+        self,
+        person: Person,
+        text: str,
+        sink: EventSink | None = None,
+        images: Sequence[Image] = (),
+    ) -> Answer:
+        """Answer ``text`` (and the pictures sent with it, seen by this turn only); the turn is
+        stored even when it fails or is cancelled."""
+        turn = await self._start(person, text, sink, tuple(images))
         try:
             answer = await self._run(turn)
         except LLMError as exc:
@@ -136,7 +144,9 @@ class Agent:
             await sink(Done(answer))
         return answer
 
-    async def _start(self, person: Person, text: str, sink: EventSink | None) -> _Turn:
+    async def _start(
+        self, person: Person, text: str, sink: EventSink | None, images: tuple[Image, ...]
+    ) -> _Turn:
         request_id = uuid.uuid4().hex[:12]
         context = ToolContext(
             person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
@@ -149,7 +159,7 @@ class Agent:
         history = fit(recent, budget, strict=window.known)
         # Taint follows the content: outside content still in the model's input taints this turn.
         tainted = any(isinstance(m, ToolMessage) and is_framed(m.content) for m in history)
-        new: list[Message] = [UserMessage(text)]
+        new: list[Message] = [UserMessage(text, images)]
         return _Turn(
             person, context, history, sink, new=new, tainted=tainted, recent=recent,
             fixed=window.fixed,

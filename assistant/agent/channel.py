@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from assistant.agent.commands import Reply
 from assistant.agent.events import Answer, EventSink
 from assistant.agent.person import Person
+from assistant.llm.types import Image
 
 
 class Assistant(Protocol):
@@ -17,9 +19,13 @@ class Assistant(Protocol):
         ...
 
     async def answer(
-        self, person: Person, text: str, sink: EventSink | None = None
+        self,
+        person: Person,
+        text: str,
+        sink: EventSink | None = None,
+        images: Sequence[Image] = (),
     ) -> Reply | Answer:
-        """A command's reply or the agent's answer."""
+        """A command's reply or the agent's answer (to the words and the pictures with them)."""
         ...
 
     async def press(self, person: Person, data: str) -> Reply:

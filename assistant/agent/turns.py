@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
+from collections.abc import Sequence
 
 from assistant.agent.agent import Agent
 from assistant.agent.events import Answer, EventSink
 from assistant.agent.person import Person
+from assistant.llm.types import Image
 
 log = logging.getLogger(__name__)
 
@@ -36,21 +38,29 @@ class Turns:
         running.cancel()
         return True
 
-    async def reply(self, person: Person, text: str, sink: EventSink | None = None) -> Answer:
+    async def reply(
+        self,
+        person: Person,
+        text: str,
+        sink: EventSink | None = None,
+        images: Sequence[Image] = (),
+    ) -> Answer:
         """Answer after the chat's earlier messages; a stopped or overlong turn says so."""
         chat = person.chat_id
         self._users[chat] += 1
         lock = self._locks.setdefault(chat, asyncio.Lock())
         try:
             async with lock:
-                return await self._run(person, text, sink)
+                return await self._run(person, text, sink, images)
         finally:
             self._users[chat] -= 1
             if not self._users[chat]:
                 del self._users[chat], self._locks[chat]
 
-    async def _run(self, person: Person, text: str, sink: EventSink | None) -> Answer:
-        turn = asyncio.ensure_future(self._bounded(person, text, sink))
+    async def _run(
+        self, person: Person, text: str, sink: EventSink | None, images: Sequence[Image]
+    ) -> Answer:
+        turn = asyncio.ensure_future(self._bounded(person, text, sink, images))
         self._running[person.chat_id] = turn
         try:
             return await turn
@@ -62,10 +72,12 @@ class Turns:
         finally:
             del self._running[person.chat_id]
 
-    async def _bounded(self, person: Person, text: str, sink: EventSink | None) -> Answer:
+    async def _bounded(
+        self, person: Person, text: str, sink: EventSink | None, images: Sequence[Image]
+    ) -> Answer:
         try:
             async with asyncio.timeout(self._timeout):
-                return await self._agent.reply(person, text, sink)
+                return await self._agent.reply(person, text, sink, images)
         except TimeoutError:
             log.warning("turn in chat %d ran out of time", person.chat_id)
             return Answer(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -34,7 +34,7 @@ from assistant.db import Database, open_database
 from assistant.errors import FetchError, LLMError, RecipientBlockedError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model, build_sizer
-from assistant.llm.types import Completion, Request, StreamEvent
+from assistant.llm.types import Completion, Image, Request, StreamEvent
 from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
@@ -145,12 +145,16 @@ class Runtime:
             return await speech.transcribe(audio, filename)
 
     async def answer(
-        self, person: Person, text: str, sink: EventSink | None = None
+        self,
+        person: Person,
+        text: str,
+        sink: EventSink | None = None,
+        images: Sequence[Image] = (),
     ) -> Reply | Answer:
-        """A slash command's reply, or the agent's answer to plain words."""
+        """A slash command's reply, or the agent's answer to plain words (and pictures)."""
         welcome = await self._welcome_back(person.user_id)
         reply = await self.commands.handle(person, text)
-        result = reply if reply is not None else await self.turns.reply(person, text, sink)
+        result = reply or await self.turns.reply(person, text, sink, images)
         return replace(result, text=f"{welcome}\n\n{result.text}") if welcome else result
 
     async def _welcome_back(self, user_id: int) -> str:

@@ -140,8 +140,13 @@ def messages(history: Sequence[Message]) -> list[dict[str, Any]]:
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
     match message:
-        case UserMessage(text=text):
-            return [{"type": "text", "text": text}] if text else []
+        case UserMessage(text=text, images=images):
+            pictures = [
+                {"type": "image", "source": {"type": "base64", "media_type": i.media_type,
+                                             "data": i.base64()}}
+                for i in images
+            ]  # fmt: skip
+            return pictures + ([{"type": "text", "text": text}] if text else [])
         case AssistantMessage(text=text, calls=calls):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
             return blocks + [_tool_use(call) for call in calls]

@@ -26,6 +26,7 @@ from assistant.errors import (
     ModelSlowError,
     RateLimitedError,
     ToolsUnsupportedError,
+    VisionUnsupportedError,
 )
 from assistant.llm.types import Completion, Request, StreamEvent
 from assistant.redaction import redact_text
@@ -44,6 +45,18 @@ _TOOLS_REFUSED = re.compile(
     r"tool.{0,60}(not support|unsupported|not enabled|not allowed|requires|jinja|"
     r"enable-auto-tool-choice|unknown|unrecognized|invalid)|does not support tools",
     re.IGNORECASE | re.DOTALL,
+)
+
+# OpenAI ("image_url is only supported by certain models"), llama.cpp without a projector
+# ("image input is not supported … mmproj"), Ollama ("does not support images"), vLLM.
+_IMAGES_REFUSED = re.compile(
+    r"image.{0,40}(not supported|only supported|unsupported|not enabled)"
+    r"|(does not|doesn't) support (images|image input|vision)|not a multimodal model|mmproj",
+    re.IGNORECASE | re.DOTALL,
+)
+BLIND = (
+    "This model cannot see pictures. Say in words what is in it, or set [llm] to a model "
+    "that accepts images."
 )
 
 
@@ -101,6 +114,8 @@ def _refusal(endpoint: Endpoint, status: int, detail: str, offered_tools: bool) 
         )
     if offered_tools and status in (400, 404, 422, 500, 501) and _TOOLS_REFUSED.search(detail):
         return ToolsUnsupportedError(f"{endpoint.model} at {endpoint.base_url} refuses tools")
+    if status in (400, 415, 422, 500) and _IMAGES_REFUSED.search(detail):
+        return VisionUnsupportedError(BLIND)
     return None
 
 

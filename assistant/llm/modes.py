@@ -64,7 +64,8 @@ class MemoryModes:
 
 
 class StoredModes:
-    """Modes kept in the ``llm_modes`` table, so a restart does not try native again."""
+    """What was learned of each model (its tool mode in ``llm_modes``, blindness in
+    ``llm_blind``), so a restart does not try again what failed."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -86,6 +87,20 @@ class StoredModes:
                 "ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, reason = excluded.reason, "
                 "since = excluded.since",
                 (model, mode, reason, datetime.now(UTC).isoformat()),
+            )
+
+    async def blind(self, model: str) -> bool:
+        """Whether this model was found not to see pictures."""
+        async with self._db.read() as session:
+            row = await session.fetchone("SELECT 1 FROM llm_blind WHERE model = ?", (model,))
+        return row is not None
+
+    async def remember_blind(self, model: str, reason: str) -> None:
+        """Keep that this model does not see pictures."""
+        async with self._db.write() as session:
+            await session.execute(
+                "INSERT OR REPLACE INTO llm_blind (model, reason, since) VALUES (?, ?, ?)",
+                (model, reason, datetime.now(UTC).isoformat()),
             )
 
 

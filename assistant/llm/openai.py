@@ -155,8 +155,17 @@ def messages(system: str, history: Any) -> list[dict[str, Any]]:
 
 def _message(message: Message) -> dict[str, Any]:
     match message:
-        case UserMessage(text=text):
+        case UserMessage(text=text, images=()):
             return {"role": "user", "content": text}
+        case UserMessage(text=text, images=images):
+            pictures = [
+                {
+                    "type": "image_url",
+                    "image_url": {"url": f"data:{i.media_type};base64,{i.base64()}"},
+                }
+                for i in images
+            ]
+            return {"role": "user", "content": [{"type": "text", "text": text}, *pictures]}
         case AssistantMessage(text=text, calls=calls):
             entry: dict[str, Any] = {"role": "assistant", "content": text or None}
             if calls:

@@ -11,6 +11,7 @@ from assistant.llm.contextsize import ContextSizer
 from assistant.llm.failures import Endpoint, RetryPolicy
 from assistant.llm.model import Model
 from assistant.llm.modes import StoredModes, ToolModeModel
+from assistant.llm.vision import VisionModel
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
@@ -90,4 +91,6 @@ def build_model(config: Config, db: Database) -> ToolModeModel:
     # Anthropic's API always takes native tools: nothing to learn by probing it.
     native = where.provider == "anthropic" and settings.tool_mode == "auto"
     mode = "native" if native else settings.tool_mode
-    return ToolModeModel(adapter, mode, StoredModes(db), reply_tokens=settings.max_tokens)
+    modes = StoredModes(db)
+    sighted = VisionModel(adapter, settings.vision, modes)
+    return ToolModeModel(sighted, mode, modes, reply_tokens=settings.max_tokens)

@@ -8,6 +8,7 @@ from typing import Protocol
 from assistant.llm.types import AssistantMessage, Message, ToolMessage, UserMessage
 
 MESSAGE_OVERHEAD = 4  # role and separators, as chat formats add them
+IMAGE_TOKENS = 1_000  # what a picture costs a vision model, about (OpenAI: 85 to 1,105)
 
 
 class TokenCounter(Protocol):
@@ -33,8 +34,10 @@ class ApproxCounter:
 def message_tokens(message: Message, counter: TokenCounter) -> int:
     """Tokens a message costs in a request."""
     match message:
-        case UserMessage(text=text):
+        case UserMessage(text=text, images=images):
             body = text
+            if images:
+                return counter.count(body) + MESSAGE_OVERHEAD + IMAGE_TOKENS * len(images)
         case AssistantMessage(text=text, calls=calls):
             body = text + "".join(c.name + json.dumps(c.arguments, default=str) for c in calls)
         case ToolMessage(name=name, content=content):

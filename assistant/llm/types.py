@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from base64 import b64encode
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -49,10 +50,23 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class Image:
+    """A picture the user sent, for a model that sees: its type and bytes (this turn only)."""
+
+    media_type: str
+    data: bytes
+
+    def base64(self) -> str:
+        """The bytes as base64 text, as both APIs take them."""
+        return b64encode(self.data).decode("ascii")
+
+
+@dataclass(frozen=True)
 class UserMessage:
-    """What the user wrote."""
+    """What the user wrote, and the pictures sent with it (never stored: history keeps text)."""
 
     text: str
+    images: tuple[Image, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from telegram import Update
+from telegram import Message, Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
@@ -16,7 +16,9 @@ from assistant.agent.chats import ChatQueues
 from assistant.agent.commands import Reply
 from assistant.config import SpeechSettings
 from assistant.errors import DocumentError, FetchError, StorageError
+from assistant.llm.types import Image
 from assistant.metrics import UPDATES as HANDLED
+from assistant.telegram import pictures
 from assistant.telegram.draft import Draft
 from assistant.telegram.render import Entity, Rendered, units
 from assistant.telegram.sending import send_piece
@@ -41,26 +43,19 @@ class Handlers:
 
     async def message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A slash command at once; plain words into the chat's queue, or "busy"."""
-        HANDLED.labels("message").inc()
-        message, user = update.effective_message, update.effective_user
-        if message is None or user is None or not message.text:
-            return
-        person = await self._person(user.id, message.chat_id, user.first_name or "")
-        if person is not None:
-            await self._take(person, message.text)
+        sender = await self._sender(update, "message")
+        if sender is not None and sender[0].text:
+            await self._take(sender[1], sender[0].text)
 
     async def voice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A voice note or audio file: transcribed, shown back in a quote, then taken as if
         typed (commands included). The audio is kept only for this call."""
-        HANDLED.labels("voice").inc()
-        message, user = update.effective_message, update.effective_user
-        sound = message and (message.voice or message.audio)
-        if message is None or user is None or not sound:
+        sender = await self._sender(update, "voice")
+        sound = sender and (sender[0].voice or sender[0].audio)
+        if sender is None or not sound:
             return
-        chat_id = message.chat_id
-        person = await self._person(user.id, chat_id, user.first_name or "")
-        if person is None:
-            return
+        person = sender[1]
+        chat_id = person.chat_id
         # to_dict: reading .duration warns that it will become a timedelta
         refusal = too_long(self._channel.speech, sound.to_dict().get("duration"), sound.file_size)
         if refusal:
@@ -78,14 +73,10 @@ class Handlers:
 
     async def document(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A text file or PDF: read into the turn as untrusted data, with its caption."""
-        HANDLED.labels("document").inc()
-        message, user = update.effective_message, update.effective_user
-        document = message.document if message else None
-        if message is None or user is None or document is None:
+        sender = await self._sender(update, "document")
+        if sender is None or sender[0].document is None:
             return
-        person = await self._person(user.id, message.chat_id, user.first_name or "")
-        if person is None:
-            return
+        (message, person), document = sender, sender[0].document
         name, mime = document.file_name or "", document.mime_type or ""
         refused = documents.refusal(name, mime, document.file_size)
         if refused:
@@ -104,31 +95,60 @@ class Handlers:
         caption = (message.caption or "").strip() or f"I am sending you the file {name}."
         await self._take(person, f"{caption}\n\n{framed}")
 
-    async def _person(self, user_id: int, chat_id: int, name: str) -> Person | None:
+    async def _sender(self, update: Update, kind: str) -> tuple[Message, Person] | None:
+        """The message and who sent it (counted as ``kind``); None when there is none."""
+        HANDLED.labels(kind).inc()
+        message, user = update.effective_message, update.effective_user
+        if message is None or user is None:
+            return None
         try:
-            return await self._assistant.person(user_id, chat_id, name)
+            name = user.first_name or ""
+            return message, await self._assistant.person(user.id, message.chat_id, name)
         except StorageError as exc:  # a full disk: say so in one line, keep running
-            await self._channel.send(chat_id, str(exc))
+            await self._channel.send(message.chat_id, str(exc))
             return None
 
-    async def _take(self, person: Person, text: str) -> None:
-        if text.startswith("/"):
+    async def photo(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A photo, with or without a caption: shown to the model when it can see."""
+        sender = await self._sender(update, "photo")
+        if sender is None or not sender[0].photo:
+            return
+        message, person = sender
+        size = pictures.best_size(message.photo)
+        if size is None:
+            await self._channel.send(person.chat_id, pictures.TOO_BIG)
+            return
+        try:
+            data = await (await size.get_file()).download_as_bytearray()
+        except TelegramError as exc:
+            log.warning("could not download a photo: %s", exc.message)
+            await self._channel.send(person.chat_id, DOWNLOAD_FAILED.format(what="photo"))
+            return
+        caption = (message.caption or "").strip()
+        if caption.startswith("/"):  # a command with a picture: the command is what counts
+            await self._take(person, caption)
+            return
+        picture = Image("image/jpeg", bytes(data))  # Telegram sends photos as JPEG
+        await self._take(person, pictures.words(caption), (picture,))
+
+    async def _take(self, person: Person, text: str, images: tuple[Image, ...] = ()) -> None:
+        if text.startswith("/") and not images:
             await self._answer(person, text)
-        elif not self._queues.submit(person.chat_id, lambda: self._answer(person, text)):
+        elif not self._queues.submit(person.chat_id, lambda: self._answer(person, text, images)):
             await self._channel.send(person.chat_id, BUSY)
 
-    async def _answer(self, person: Person, text: str) -> None:
+    async def _answer(self, person: Person, text: str, images: tuple[Image, ...] = ()) -> None:
         try:
-            await self._reply(person, text)
+            await self._reply(person, text, images)
         except StorageError as exc:
             await self._channel.send(person.chat_id, str(exc))
 
-    async def _reply(self, person: Person, text: str) -> None:
+    async def _reply(self, person: Person, text: str, images: tuple[Image, ...]) -> None:
         draft = Draft(self._channel, person.chat_id, self._channel.edit_interval)
         async with asyncio.TaskGroup() as group:
             typing = group.create_task(self._channel.typing(person.chat_id))
             try:
-                result = await self._assistant.answer(person, text, draft.show)
+                result = await self._assistant.answer(person, text, draft.show, images)
             finally:
                 typing.cancel()
         await draft.finish(result)
