@@ -83,6 +83,7 @@ class Tally:
     tasks_created: int = 0
     context_errors: int = 0
     false_claims: int = 0
+    unasked: int = 0  # small-talk turns where a tool was called anyway
     locked: int = 0
     failed_last: dict[int, bool] = field(default_factory=dict)  # did the chat's last turn fail
     seconds: list[float] = field(default_factory=list)
@@ -182,6 +183,8 @@ async def one_turn(runtime, person: Person, text: str, tool: str | None, tally: 
         tally.right_tool += tool in {row[0] for row in calls}
         tally.valid += any(row[1] not in ("invalid", "unknown_tool") for row in calls)
         tally.tasks_expected += tool.startswith("add_")
+    else:
+        tally.unasked += bool(calls)
     claimed = any(claim in answer.text.lower() for claim in CLAIMS)
     if claimed and not (ran - {"get_current_time", "list_tasks", "list_notes", "search_memory"}):
         tally.false_claims += 1
@@ -208,7 +211,8 @@ def main() -> None:
                 f"arguments valid {percent(t.valid, t.calling_turns)}, "
                 f"tasks created {t.tasks_created} (asked {t.tasks_expected}), "
                 f"context errors {t.context_errors}, locked chats {t.locked}, "
-                f"false claims {t.false_claims}, latency p50 {statistics.median(ordered):.1f} s, "
+                f"false claims {t.false_claims}, calls in small talk {t.unasked}, "
+                f"latency p50 {statistics.median(ordered):.1f} s, "
                 f"p95 {p95:.1f} s, {t.turns} turns"
             )
 

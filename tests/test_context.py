@@ -202,3 +202,20 @@ async def test_reported_usage_shrinks_the_budget_for_a_tokenizer_we_undercount(s
         await rig.agent.reply(ME, f"question {n} " + "more " * 40)
     assert sent_tokens(server.requests[-1]) <= (1500 - 256) / 1.8
     await rig.inner.close()
+
+
+async def test_a_turns_own_tool_results_are_cut_to_fit_the_window(server, conn, clock):
+    # Measured with a 135M model: a shared chat whose turns each listed many tasks went past
+    # the window at the second step, every turn, however much history was left out.
+    settings = AgentSettings(stream=False, context_tokens=1400, reply_tokens=256)
+    rig = await build_rig(server, conn, clock, settings=settings)
+    calls = tuple((f"c{n}", "fetch_page", {"url": f"https://ex.org/{n}"}) for n in range(8))
+    server.script(chat_reply(None, calls), chat_reply("done"), chat_reply("still here"))
+    answer = await rig.agent.reply(ME, "read them all")
+    assert answer.text.startswith("done")
+    second = server.requests[1]
+    assert sent_tokens(second) <= 1400 - 256
+    assert "[cut: the rest does not fit the context window]" in json.dumps(second.json())
+    assert (await rig.agent.reply(ME, "hi")).text == "still here"
+    assert sent_tokens(server.requests[2]) <= 1400 - 256
+    await rig.inner.close()

@@ -77,6 +77,7 @@ class _Turn:
     recent: list[tuple[Message, int]] = field(default_factory=list)
     shrunk: bool = False
     fixed: int = 0  # estimated tokens of the prompt and the catalogue
+    room: int | None = None  # estimated tokens the messages may take (None: window unknown)
     done: set[str] = field(default_factory=set)  # side-effecting calls run, by name and arguments
     new_tasks: int = 0
 
@@ -162,7 +163,7 @@ class Agent:
         new: list[Message] = [UserMessage(text, images)]
         return _Turn(
             person, context, history, sink, new=new, tainted=tainted, recent=recent,
-            fixed=window.fixed,
+            fixed=window.fixed, room=window.room(),
         )  # fmt: skip
 
     async def _base_window(self) -> Window:
@@ -214,7 +215,7 @@ class Agent:
 
     async def _ask_once(self, turn: _Turn) -> Completion:
         prompt = self._prompt(turn.person)
-        request = Request(prompt, [*turn.history, *turn.new], self._executor.registry.specs())
+        request = Request(prompt, self._fitted(turn), self._executor.registry.specs())
         started, outcome = time.monotonic(), "error"
         try:
             async with asyncio.timeout(self._settings.llm_timeout):
@@ -236,6 +237,18 @@ class Agent:
         estimate = turn.fixed + sum(message_tokens(m, counter) for m in request.messages)
         self._calibration.observe(estimate, completion.usage.input_tokens)
         return completion
+
+    def _fitted(self, turn: _Turn) -> list[Message]:
+        """The history and this turn's messages within the window: tool results cut first,
+        then older history left out."""
+        if turn.room is None:
+            return [*turn.history, *turn.new]
+        counter = self._window.counter
+        new = self._window.squeeze(turn.new, turn.room)
+        left = turn.room - sum(message_tokens(m, counter) for m in new)
+        if sum(message_tokens(m, counter) for m in turn.history) > left:
+            turn.history = fit(turn.recent, max(left, 0), strict=True)
+        return [*turn.history, *new]
 
     async def _complete(self, request: Request, sink: EventSink | None) -> Completion:
         if sink is None or not self._settings.stream:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from assistant.llm.catalogue import openai_tool
-from assistant.llm.tokens import ApproxCounter, TokenCounter
-from assistant.llm.types import ToolSpec
+from assistant.llm.tokens import MESSAGE_OVERHEAD, ApproxCounter, TokenCounter, message_tokens
+from assistant.llm.types import Message, ToolMessage, ToolSpec
 
 MARGIN = 64  # chat templates add tokens of their own
 TOO_LONG = (
@@ -17,6 +17,8 @@ TOO_LONG = (
     "/clear starts afresh (your notes and tasks stay); a shorter message may also work."
 )
 CUT_NOTE = "\n\n[The message was cut here: the rest does not fit this model's context window.]"
+RESULT_CUT = "\n[cut: the rest does not fit the context window]"
+MIN_RESULT = 32  # tokens of a cut result kept at least, so the model sees what it was
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,38 @@ class Window:
         room = self._room()
         if self.counter.count(text) <= room:
             return text
-        keep = max(room - self.counter.count(CUT_NOTE), 0)
+        return self._cut(text, room, CUT_NOTE)
+
+    def room(self) -> int | None:
+        """Estimated tokens left for the messages, or None when the window is unknown."""
+        return None if self.tokens is None else self._room()
+
+    def squeeze(self, new: Sequence[Message], room: int) -> list[Message]:
+        """A turn's messages within ``room``: the largest tool results cut first, with a note
+        (a listing of many tasks must not push the turn past the window); when that is not
+        enough, results are cut down to the note alone."""
+        out = list(new)
+        for floor in (MIN_RESULT, 0):
+            costs = [message_tokens(m, self.counter) for m in out]
+            over = sum(costs) - room
+            for index in sorted(range(len(out)), key=lambda i: -costs[i]):
+                if over <= 0:
+                    return out
+                message = out[index]
+                if isinstance(message, ToolMessage) and costs[index] > floor + MESSAGE_OVERHEAD:
+                    keep = max(costs[index] - over - MESSAGE_OVERHEAD, floor)
+                    out[index] = replace(
+                        message, content=self._cut(message.content, keep, RESULT_CUT)
+                    )
+                    over -= costs[index] - message_tokens(out[index], self.counter)
+        return out
+
+    def _cut(self, text: str, tokens: int, note: str) -> str:
+        keep = max(tokens - self.counter.count(note), 0)
         cut = text[:keep]  # a character is at least a quarter of a token: safe
         while cut and self.counter.count(cut) > keep:
             cut = cut[: len(cut) * 3 // 4]
-        return cut + CUT_NOTE
+        return cut + note
 
     def history(self, configured: int, message: str) -> int:
         """Tokens left for history: the configured budget, or less when the window is small."""

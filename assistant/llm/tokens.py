@@ -8,6 +8,9 @@ from typing import Protocol
 from assistant.llm.types import AssistantMessage, Message, ToolMessage, UserMessage
 
 MESSAGE_OVERHEAD = 4  # role and separators, as chat formats add them
+# A call on the wire: its id, type and the arguments as an escaped JSON string (measured: a
+# call of 45 characters of name and arguments takes 118 in OpenAI's request format).
+CALL_OVERHEAD = 20
 IMAGE_TOKENS = 1_000  # what a picture costs a vision model, about (OpenAI: 85 to 1,105)
 
 
@@ -40,6 +43,8 @@ def message_tokens(message: Message, counter: TokenCounter) -> int:
                 return counter.count(body) + MESSAGE_OVERHEAD + IMAGE_TOKENS * len(images)
         case AssistantMessage(text=text, calls=calls):
             body = text + "".join(c.name + json.dumps(c.arguments, default=str) for c in calls)
+            if calls:
+                return counter.count(body) + MESSAGE_OVERHEAD + CALL_OVERHEAD * len(calls)
         case ToolMessage(name=name, content=content):
             body = name + content
     return counter.count(body) + MESSAGE_OVERHEAD
