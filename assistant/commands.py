@@ -53,14 +53,33 @@ async def _run(setup: app.Setup) -> None:
 
 async def _chat(setup: app.Setup) -> None:
     from assistant.app import serve
-    from assistant.console import Console
+    from assistant.console import Console, CurrentStdout
 
-    console = Console(sys.stdout, serve.console_user(setup))
+    console = Console(CurrentStdout(), serve.console_user(setup))
     loop = asyncio.get_running_loop()
-    for signal_number in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signal_number, console.feed, None)
-    console.read_stdin()
-    await serve.chat(setup, SystemClock(), console)
+    loop.add_signal_handler(signal.SIGTERM, console.feed, None)
+    loop.add_signal_handler(signal.SIGINT, console.interrupt)
+    folder = setup.database_path().parent
+    if not (sys.stdin.isatty() and sys.stdout.isatty()) or not _log_to(folder / "chat.log"):
+        console.read_stdin()
+        await serve.chat(setup, SystemClock(), console)
+        return
+    async with asyncio.TaskGroup() as group:
+        reader = group.create_task(console.read_prompt(folder / "chat-history"))
+        await serve.chat(setup, SystemClock(), console)
+        reader.cancel()
+
+
+def _log_to(path: Path) -> bool:
+    """Log to a file instead of the terminal, so log lines stay out of the conversation."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stream = path.open("a", encoding="utf-8")  # open for the life of the chat
+    except OSError:
+        return False
+    configure_logging(logging.getLevelName(logging.getLogger().level), stream)
+    print(f"(log lines go to {path})")
+    return True
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -1,17 +1,23 @@
 """The terminal channel: the same agent, commands and scheduler, typed at a prompt.
 
-Answers stream as they grow; reminders print when they fire; approvals ask y/n; buttons show
-as ``/press`` commands. Needs no Telegram token, and without a model the commands still work.
+Answers stream as they grow; reminders print when they fire; approvals ask y/n; buttons are
+pressed by their number (or ``/press``). Lines are read while a turn runs, so ``/stop`` and
+Ctrl-C stop it; a second Ctrl-C within two seconds leaves. Needs no Telegram token, and without
+a model the commands still work.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import sys
 import threading
+import time
 from collections.abc import Sequence
-from typing import BinaryIO, TextIO
+from contextlib import suppress
+from pathlib import Path
+from typing import BinaryIO, Protocol
 
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
 from assistant.agent.approval import Pending
@@ -23,21 +29,74 @@ from assistant.tasks import Notice
 PROMPT = "› "
 GREETING = (
     "assistant: type a message, or /help for commands; /quit or Ctrl-D leaves.\n"
-    "Reminders print here when they fire."
+    "Reminders print here when they fire; /stop or Ctrl-C stops an answer."
 )
+AGAIN = "(Ctrl-C again within 2 s leaves)"
+TWICE_SECONDS = 2.0
+
+
+class Output(Protocol):
+    """Where the console writes: a terminal, a file, or a test's buffer."""
+
+    def write(self, text: str, /) -> int:
+        """Write text."""
+        ...
+
+    def flush(self) -> None:
+        """Show what was written."""
+        ...
+
+
+class CurrentStdout:
+    """Standard output as it is at each write (the prompt swaps it to print above itself)."""
+
+    def write(self, text: str, /) -> int:
+        """Write to the current standard output."""
+        return sys.stdout.write(text)
+
+    def flush(self) -> None:
+        """Flush the current standard output."""
+        sys.stdout.flush()
+
+    def isatty(self) -> bool:
+        """Whether the process's own standard output is a terminal."""
+        return sys.__stdout__ is not None and sys.__stdout__.isatty()
+
+
+class Style:
+    """Colors on a terminal that wants them; plain text anywhere else (a pipe, a file)."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+
+    @classmethod
+    def for_output(cls, out: object) -> Style:
+        """Colors when ``out`` is a terminal and ``$NO_COLOR`` is not set."""
+        isatty = getattr(out, "isatty", None)
+        return cls(bool(callable(isatty) and isatty()) and "NO_COLOR" not in os.environ)
+
+    def dim(self, text: str) -> str:
+        """Text in the background: tools at work, button hints."""
+        return f"\x1b[2m{text}\x1b[0m" if self.on else text
+
+    def bold(self, text: str) -> str:
+        """Text that must be seen: a notice, an approval."""
+        return f"\x1b[1m{text}\x1b[0m" if self.on else text
 
 
 class Printer:
     """Streams each step's text as it grows, then what the finished answer adds to it."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: Output, style: Style | None = None) -> None:
         self._out = out
+        self._style = style or Style(False)
         self._shown = ""
 
     async def show(self, event: AgentEvent) -> None:
         """Print the new part of the answer, and a line for each tool at work."""
         if isinstance(event, ToolStarted):
-            self._write(f"{'' if not self._shown else chr(10)}  ⚙ {event.name}…\n")
+            line = self._style.dim(f"  ⚙ {event.name}…")
+            self._write(f"{'' if not self._shown else chr(10)}{line}\n")
             self._shown = ""
         if not isinstance(event, TextSoFar):
             return
@@ -66,22 +125,30 @@ class Printer:
 class Console:
     """A prompt on a terminal: lines in, answers and notifications out."""
 
-    def __init__(self, out: TextIO, user_id: int = 0) -> None:
+    def __init__(self, out: Output, user_id: int = 0, style: Style | None = None) -> None:
         self._out = out
         self._user_id = user_id
+        self._style = style or Style.for_output(out)
         self._lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._work: asyncio.Queue[str | None] = asyncio.Queue()
         self._ids = itertools.count(1)
         self._asking: str | None = None  # the approval the next line answers
+        self._buttons: list[Button] = []  # the last ones shown, pressed by their number
+        self._busy = False
+        self._interrupted = -TWICE_SECONDS
+        self._leaving = False
 
     async def deliver(self, notice: Notice) -> int:
         """Print a notice from the scheduler (a reminder, a result, a report)."""
-        buttons = notice_buttons(notice)
-        self._print(f"\n🔔 {notice.text}{_hints(buttons)}")
+        self._print(
+            f"\n{self._style.bold(f'🔔 {notice.text}')}{self._hints(notice_buttons(notice))}"
+        )
         return next(self._ids)
 
     async def present(self, pending: Pending) -> int | None:
         """Show an approval request; the next line typed answers it (y, else no)."""
-        self._print(f"\n⚠️ Approval needed:\n{pending.text}\nApprove? [y/N] (type it next)")
+        self._print(self._style.bold(f"\n⚠️ Approval needed:\n{pending.text}"))
+        self._print("Approve? [y/N] (type it next)")
         self._asking = pending.token
         return next(self._ids)
 
@@ -94,6 +161,18 @@ class Console:
     def feed(self, line: str | None) -> None:
         """Take a line of input (None at the end of input)."""
         self._lines.put_nowait(line)
+
+    def interrupt(self, now: float | None = None) -> None:
+        """Ctrl-C: stop the answer being written; a second within two seconds leaves."""
+        now = time.monotonic() if now is None else now
+        if now - self._interrupted <= TWICE_SECONDS:
+            self._leaving = True  # at once: what is queued is not answered
+            self.feed(None)
+            return
+        self._interrupted = now
+        if self._busy:
+            self.feed("/stop")
+        self._print(self._style.dim(AGAIN))
 
     def read_stdin(self, stream: BinaryIO | None = None) -> None:
         """Read standard input in a daemon thread, feeding lines in; at its end, feed None.
@@ -108,30 +187,82 @@ class Console:
 
         threading.Thread(target=pump, name="stdin", daemon=True).start()
 
-    async def run(self, assistant: Assistant) -> None:
-        """Answer lines until /quit or the end of input."""
-        self._print(GREETING)
-        while (line := await self._lines.get()) is not None:
-            text = line.strip()
-            if self._asking is not None:
-                token, self._asking = self._asking, None
-                approve = text.lower() in ("y", "yes")
-                self._print(await assistant.decide(token, self._user_id, approve))
-                continue
-            if text in ("/quit", "/exit"):
-                break
-            if text:
+    async def read_prompt(self, history: Path) -> None:
+        """Read lines at a prompt with line editing and history (kept in ``history``), the
+        output printed above it; Ctrl-C interrupts, Ctrl-D ends the input."""
+        from prompt_toolkit import PromptSession  # a terminal only: not imported otherwise
+        from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
+        with patch_stdout(raw=True):
+            while True:
                 try:
-                    person = await assistant.person(self._user_id, self._user_id, "")
-                    await self._handle(assistant, person, text)
-                except StorageError as exc:  # a full disk: one line, and the chat goes on
-                    self._print(str(exc))
+                    line = await session.prompt_async(PROMPT)
+                except KeyboardInterrupt:
+                    self.interrupt()
+                    continue
+                except EOFError:
+                    self.feed(None)
+                    return
+                self.feed(line + "\n")
+
+    async def run(self, assistant: Assistant) -> None:
+        """Answer lines until /quit or the end of input (what was typed before is answered
+        first), or a double Ctrl-C (at once). Lines are read while an answer is written:
+        /stop, approvals and button numbers do not wait for it."""
+        self._print(GREETING)
+        worker = asyncio.ensure_future(self._answer_lines(assistant))
+        try:
+            while (line := await self._lines.get()) is not None:
+                if not await self._take(assistant, line.strip()):
+                    break
+            self._work.put_nowait(None)
+            if not self._leaving:
+                await asyncio.shield(worker)
+        finally:
+            worker.cancel()
+            with suppress(asyncio.CancelledError):
+                await worker
+
+    async def _take(self, assistant: Assistant, text: str) -> bool:
+        """Stop the answer being written at once, or queue the line; False to leave."""
+        if text in ("/quit", "/exit") and self._asking is None:
+            return False
+        if text == "/stop" and self._busy:
+            await self._run_line(assistant, text)
+        else:
+            self._work.put_nowait(text)
+        return True
+
+    async def _answer_lines(self, assistant: Assistant) -> None:
+        """Lines in the order typed: an approval's answer, a button's number, or words."""
+        while (text := await self._work.get()) is not None:
+            self._busy = True
+            try:
+                if self._asking is not None:
+                    token, self._asking = self._asking, None
+                    approve = text.lower() in ("y", "yes")
+                    self._print(await assistant.decide(token, self._user_id, approve))
+                elif text.isdigit() and 0 < int(text) <= len(self._buttons):
+                    await self._run_line(assistant, f"/press {self._buttons[int(text) - 1].data}")
+                elif text:
+                    await self._run_line(assistant, text)
+            finally:
+                self._busy = False
+
+    async def _run_line(self, assistant: Assistant, text: str) -> None:
+        try:
+            person = await assistant.person(self._user_id, self._user_id, "")
+            await self._handle(assistant, person, text)
+        except StorageError as exc:  # a full disk: one line, and the chat goes on
+            self._print(str(exc))
 
     async def _handle(self, assistant: Assistant, person: Person, text: str) -> None:
         if text.startswith("/press "):
             self._show(await assistant.press(person, text[7:].strip()))
             return
-        printer = Printer(self._out)
+        printer = Printer(self._out, self._style)
         result = await assistant.answer(person, text, printer.show)
         if isinstance(result, Answer):
             printer.finish(result)
@@ -139,14 +270,17 @@ class Console:
             self._show(result)
 
     def _show(self, reply: Reply) -> None:
-        self._print(reply.text + _hints(reply.buttons))
+        self._print(reply.text + self._hints(reply.buttons))
+
+    def _hints(self, rows: Sequence[Sequence[Button]]) -> str:
+        """Buttons by number, with the command each stands for; the numbers press them."""
+        buttons = [b for row in rows for b in row]
+        if not buttons:
+            return ""
+        self._buttons = buttons
+        hints = [f"  {n}. {b.text}  (/press {b.data})" for n, b in enumerate(buttons, 1)]
+        return "\n" + self._style.dim("\n".join(hints))
 
     def _print(self, text: str) -> None:
         self._out.write(text if text.endswith(" ") else text + "\n")
         self._out.flush()
-
-
-def _hints(rows: Sequence[Sequence[Button]]) -> str:
-    """Buttons as commands to type."""
-    hints = [f"  [{b.text}] /press {b.data}" for row in rows for b in row]
-    return "\n" + "\n".join(hints) if hints else ""

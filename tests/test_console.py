@@ -16,7 +16,7 @@ from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.app.serve import chat
 from assistant.config import parse_config
-from assistant.console import Console
+from assistant.console import Console, Style
 
 
 async def with_a_task(tmp_path, clock, command: str):
@@ -198,3 +198,74 @@ async def test_a_task_is_changed_by_edit_keeping_its_id(tmp_path, clock, monkeyp
     assert f"Send /edit {task_id} and the new time" in text
     listed = [line for line in text.splitlines() if line.startswith("• ")]
     assert len(listed) == 1 and f"{task_id}: call grandma" in listed[0]
+
+
+def talking(tmp_path, llm) -> Setup:
+    return setup_for(
+        tmp_path, llm={"base_url": f"{llm.url}/v1", "api_key_env": "TEST_KEY", "stream": False}
+    )
+
+
+async def test_stop_is_read_while_an_answer_is_being_written(tmp_path, clock, monkeypatch):
+    monkeypatch.setenv("TEST_KEY", "k")
+    async with fake_server() as llm:
+        release = asyncio.Event()
+        llm.script(Reply(json=chat_reply("a very long story").json, hold=release))
+        terminal = Terminal()
+        session = asyncio.ensure_future(chat(talking(tmp_path, llm), clock, terminal.console))
+        terminal.type("tell me a story")
+        await until(lambda: len(llm.requests) == 1)  # the model is writing
+        terminal.type("/stop")
+        await until(lambda: "Stopped." in terminal.text())
+        release.set()
+        terminal.type("/notes", "/quit")
+        await session
+    assert "a very long story" not in terminal.text() and "no notes" in terminal.text().lower()
+
+
+async def test_ctrl_c_stops_the_answer_and_a_second_within_two_seconds_leaves(
+    tmp_path, clock, monkeypatch
+):
+    monkeypatch.setenv("TEST_KEY", "k")
+    async with fake_server() as llm:
+        release = asyncio.Event()
+        llm.script(Reply(json=chat_reply("never shown").json, hold=release))
+        terminal = Terminal()
+        session = asyncio.ensure_future(chat(talking(tmp_path, llm), clock, terminal.console))
+        terminal.type("tell me a story")
+        await until(lambda: len(llm.requests) == 1)
+        terminal.console.interrupt(now=100.0)
+        await until(lambda: "Stopped." in terminal.text())
+        assert "Ctrl-C again within 2 s leaves" in terminal.text()
+        terminal.console.interrupt(now=103.0)  # too late to leave: only the hint again
+        terminal.type("/note still here")
+        await until(lambda: "Saved note 1." in terminal.text())
+        terminal.type("another story")  # queued behind nothing: goes to the model
+        terminal.console.interrupt(now=104.0)  # the second within 2 s: leave at once
+        await session
+        release.set()
+    assert "never shown" not in terminal.text()
+
+
+async def test_the_buttons_under_a_notice_are_pressed_by_number(tmp_path, clock, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal, session, task_id = await with_a_task(tmp_path, clock, "/remind in 2 minutes call mom")
+    clock.advance(timedelta(minutes=2))
+    await until(lambda: "🔔 ⏰ call mom" in terminal.text())
+    assert "  1. " in terminal.text() and f"(/press snooze:10m:{task_id})" in terminal.text()
+    await until(lambda: settled(tmp_path, task_id))
+    terminal.type("1", "/quit")
+    await session
+    assert "😴 Snoozed" in terminal.text()
+
+
+def test_colors_only_on_a_terminal_that_wants_them(monkeypatch):
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert not Style.for_output(io.StringIO()).on
+    assert Style.for_output(Tty()).dim("x") == "\x1b[2mx\x1b[0m"
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert Style.for_output(Tty()).dim("x") == "x"
