@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from fakehttp import Reply
+from fakehttp import Reply, fake_server
 from llm_fixtures import chat_reply
 from test_telegram import ADA, eventually, served
 
@@ -103,3 +103,23 @@ async def test_vision_off_never_sends_a_picture(tmp_path, clock, monkeypatch):
         running.telegram.photo(ADA, [SMALL], caption="look")
         await eventually(lambda: any("llm.vision is off" in t for t in running.telegram.texts()))
         assert running.model.requests == []
+
+
+async def test_a_generated_picture_arrives_as_a_photo_upload(tmp_path, clock, monkeypatch):
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
+    async with fake_server() as painter:
+        painter.default = lambda request: Reply(
+            json={"data": [{"b64_json": base64.b64encode(png).decode()}]}
+        )
+        images = {"base_url": f"{painter.url}/v1", "api_key_env": "TEST_LLM_KEY"}
+        async with served(tmp_path, clock, monkeypatch, images=images) as running:
+            telegram, model = running.telegram, running.model
+            model.script(
+                chat_reply(None, (("c1", "generate_image", {"prompt": "a grey cat"}),)),
+                chat_reply("Here is your cat."),
+            )
+            telegram.message(ADA, "draw me a grey cat")
+            await eventually(lambda: len(telegram.sent("sendPhoto")) == 1)
+            (photo,) = telegram.sent("sendPhoto")
+            assert photo["photo"] == png and photo["caption"] == "a grey cat"
+            assert int(photo["chat_id"]) == ADA

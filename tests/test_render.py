@@ -93,6 +93,9 @@ def test_a_wide_table_becomes_one_record_a_row():
 
 def test_emphasis_next_to_cjk_text():
     assert shown("这是**重要**的")[1] == [("bold", "重要", "")]
+    assert shown("**「重要」**です")[1] == [("bold", "「重要」", "")]
+    assert shown("これは*とても*大事")[1] == [("italic", "とても", "")]
+    assert shown("a **「b」**c")[0] == "a **「b」**c"  # no CJK letter beside it: CommonMark
 
 
 def test_offsets_count_utf16_units_as_telegram_does():

@@ -53,6 +53,7 @@ async def served(
     telegram_extra=None,
     scheduler=None,
     speech=None,
+    images=None,
     **llm,
 ):
     monkeypatch.setenv("TEST_BOT_TOKEN", TOKEN)
@@ -77,6 +78,7 @@ async def served(
             "net": net or {},
             "scheduler": scheduler or {},
             "speech": speech or {},
+            "images": images or {},
         }
         stop = asyncio.Event()
         serving = asyncio.ensure_future(

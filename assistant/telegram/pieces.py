@@ -26,6 +26,7 @@ def pieces(rendered: Rendered, limit: int = LIMIT) -> list[Rendered]:
     at = [0, *accumulate(2 if ord(c) > 0xFFFF else 1 for c in text)]  # UTF-16 offset of each
     whole = [(e.offset, e.end) for e in rendered.entities if e.kind in _WHOLE]
     out: list[Rendered] = []
+    spans = _Spans(rendered.entities)
     start = _skip_space(text, 0)
     while start < len(text):
         end = bisect_right(at, at[start] + limit) - 1
@@ -36,7 +37,7 @@ def pieces(rendered: Rendered, limit: int = LIMIT) -> list[Rendered]:
             cut = _cut(text, start, end, at, near)
         last = len(text[start:cut].rstrip()) + start
         if last > start:
-            out.append(_piece(rendered, start, last, at))
+            out.append(Rendered(text[start:last], spans.within(at[start], at[last])))
         start = _skip_space(text, cut)
     return out
 
@@ -81,14 +82,26 @@ def _skip_space(text: str, at: int) -> int:
     return at
 
 
-def _piece(rendered: Rendered, start: int, end: int, at: Sequence[int]) -> Rendered:
-    """The text between two indexes, with the parts of entities that fall in it."""
-    low, high = at[start], at[end]
-    entities = []
-    for entity in rendered.entities:
-        first, last = max(entity.offset, low), min(entity.end, high)
-        if last > first:
-            entities.append(
-                Entity(entity.kind, first - low, last - first, entity.url, entity.language)
-            )
-    return Rendered(rendered.text[start:end], tuple(entities))
+class _Spans:
+    """The entities, handed out piece by piece in one pass: those starting before a piece's
+    end are taken in once, and dropped once they end within a piece."""
+
+    def __init__(self, entities: Sequence[Entity]) -> None:
+        self._waiting = sorted(entities, key=lambda e: (e.offset, -e.length))
+        self._next = 0
+        self._open: list[Entity] = []
+
+    def within(self, low: int, high: int) -> tuple[Entity, ...]:
+        """The parts of the entities between ``low`` and ``high``, offsets from ``low``."""
+        while self._next < len(self._waiting) and self._waiting[self._next].offset < high:
+            self._open.append(self._waiting[self._next])
+            self._next += 1
+        parts = []
+        for entity in self._open:
+            first, last = max(entity.offset, low), min(entity.end, high)
+            if last > first:
+                parts.append(
+                    Entity(entity.kind, first - low, last - first, entity.url, entity.language)
+                )
+        self._open = [e for e in self._open if e.end > high]
+        return tuple(parts)

@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from assistant.telegram.cjk import CjkParserInline
 from assistant.telegram.table import table_text
 
 EntityKind = Literal["bold", "italic", "strikethrough", "code", "pre", "text_link", "blockquote"]
@@ -87,11 +88,12 @@ def _identifier(state: StateInline, silent: bool) -> bool:
 
 
 def _product(state: StateInline, silent: bool) -> bool:
-    """``2*3*4``, ``a*b``: a lone asterisk between letters or digits is text."""
+    """``2*3*4``, ``a*b``: a lone asterisk between Latin letters or digits is text (in CJK
+    text, where words have no spaces, it is emphasis)."""
     src, pos = state.src, state.pos
     if src[pos] != "*" or pos == 0 or pos + 1 >= len(src):
         return False
-    if not (src[pos - 1].isalnum() and src[pos + 1].isalnum()):
+    if not (_ascii_word(src[pos - 1]) and _ascii_word(src[pos + 1])):
         return False
     if not silent:
         state.pending += "*"
@@ -116,12 +118,19 @@ def _bare_url(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _ascii_word(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
 def _wordy(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
 def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    inline = CjkParserInline()
+    inline.ruler, inline.ruler2 = parser.inline.ruler, parser.inline.ruler2
+    parser.inline = inline
     for name, rule in (("bare_url", _bare_url), ("identifier", _identifier)):
         parser.inline.ruler.before("emphasis", name, rule)
     parser.inline.ruler.before("emphasis", "product", _product)
