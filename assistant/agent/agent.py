@@ -41,8 +41,9 @@ from assistant.llm.model import Model
 from assistant.llm.tokens import Calibration, message_tokens
 from assistant.llm.types import (
     AssistantMessage,
+    Attachment,
     Completion,
-    Image,
+    Document,
     Message,
     Request,
     TextDelta,
@@ -126,11 +127,12 @@ class Agent:
         person: Person,
         text: str,
         sink: EventSink | None = None,
-        images: Sequence[Image] = (),
+        *,
+        attachments: Sequence[Attachment] = (),
     ) -> Answer:
-        """Answer ``text`` (and the pictures sent with it, seen by this turn only); the turn is
-        stored even when it fails or is cancelled."""
-        turn = await self._start(person, text, sink, tuple(images))
+        """Answer ``text`` (and the pictures and files sent with it, seen by this turn only);
+        the turn is stored even when it fails or is cancelled."""
+        turn = await self._start(person, text, sink, tuple(attachments))
         try:
             answer = await self._run(turn)
         except LLMError as exc:
@@ -146,7 +148,7 @@ class Agent:
         return answer
 
     async def _start(
-        self, person: Person, text: str, sink: EventSink | None, images: tuple[Image, ...]
+        self, person: Person, text: str, sink: EventSink | None, attachments: tuple[Attachment, ...]
     ) -> _Turn:
         request_id = uuid.uuid4().hex[:12]
         context = ToolContext(
@@ -160,7 +162,8 @@ class Agent:
         history = fit(recent, budget, strict=window.known)
         # Taint follows the content: outside content still in the model's input taints this turn.
         tainted = any(isinstance(m, ToolMessage) and is_framed(m.content) for m in history)
-        new: list[Message] = [UserMessage(text, images)]
+        tainted = tainted or any(isinstance(a, Document) for a in attachments)  # a file's words
+        new: list[Message] = [UserMessage(text, attachments)]
         return _Turn(
             person, context, history, sink, new=new, tainted=tainted, recent=recent,
             fixed=window.fixed, room=window.room(),

@@ -8,7 +8,7 @@ from typing import Protocol
 from assistant.agent.commands import Reply
 from assistant.agent.events import Answer, EventSink
 from assistant.agent.person import Person
-from assistant.llm.types import Image
+from assistant.llm.types import Attachment
 
 
 class Assistant(Protocol):
@@ -23,9 +23,10 @@ class Assistant(Protocol):
         person: Person,
         text: str,
         sink: EventSink | None = None,
-        images: Sequence[Image] = (),
+        *,
+        attachments: Sequence[Attachment] = (),
     ) -> Reply | Answer:
-        """A command's reply or the agent's answer (to the words and the pictures with them)."""
+        """A command's reply or the agent's answer (to the words and what came with them)."""
         ...
 
     async def press(self, person: Person, data: str) -> Reply:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from assistant.agent.agent import Agent
 from assistant.agent.events import Answer, EventSink
 from assistant.agent.person import Person
-from assistant.llm.types import Image
+from assistant.llm.types import Attachment
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,8 @@ class Turns:
         person: Person,
         text: str,
         sink: EventSink | None = None,
-        images: Sequence[Image] = (),
+        *,
+        attachments: Sequence[Attachment] = (),
     ) -> Answer:
         """Answer after the chat's earlier messages; a stopped or overlong turn says so."""
         chat = person.chat_id
@@ -51,16 +52,16 @@ class Turns:
         lock = self._locks.setdefault(chat, asyncio.Lock())
         try:
             async with lock:
-                return await self._run(person, text, sink, images)
+                return await self._run(person, text, sink, attachments)
         finally:
             self._users[chat] -= 1
             if not self._users[chat]:
                 del self._users[chat], self._locks[chat]
 
     async def _run(
-        self, person: Person, text: str, sink: EventSink | None, images: Sequence[Image]
+        self, person: Person, text: str, sink: EventSink | None, attachments: Sequence[Attachment]
     ) -> Answer:
-        turn = asyncio.ensure_future(self._bounded(person, text, sink, images))
+        turn = asyncio.ensure_future(self._bounded(person, text, sink, attachments))
         self._running[person.chat_id] = turn
         try:
             return await turn
@@ -73,11 +74,11 @@ class Turns:
             del self._running[person.chat_id]
 
     async def _bounded(
-        self, person: Person, text: str, sink: EventSink | None, images: Sequence[Image]
+        self, person: Person, text: str, sink: EventSink | None, attachments: Sequence[Attachment]
     ) -> Answer:
         try:
             async with asyncio.timeout(self._timeout):
-                return await self._agent.reply(person, text, sink, images)
+                return await self._agent.reply(person, text, sink, attachments=attachments)
         except TimeoutError:
             log.warning("turn in chat %d ran out of time", person.chat_id)
             return Answer(

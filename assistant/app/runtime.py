@@ -34,7 +34,7 @@ from assistant.db import Database, open_database
 from assistant.errors import FetchError, LLMError, RecipientBlockedError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model, build_sizer
-from assistant.llm.types import Completion, Image, Request, StreamEvent
+from assistant.llm.types import Attachment, Completion, Request, StreamEvent
 from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
@@ -149,12 +149,13 @@ class Runtime:
         person: Person,
         text: str,
         sink: EventSink | None = None,
-        images: Sequence[Image] = (),
+        *,
+        attachments: Sequence[Attachment] = (),
     ) -> Reply | Answer:
-        """A slash command's reply, or the agent's answer to plain words (and pictures)."""
+        """A slash command's reply, or the agent's answer to plain words (and attachments)."""
         welcome = await self._welcome_back(person.user_id)
         reply = await self.commands.handle(person, text)
-        result = reply or await self.turns.reply(person, text, sink, images)
+        result = reply or await self.turns.reply(person, text, sink, attachments=attachments)
         return replace(result, text=f"{welcome}\n\n{result.text}") if welcome else result
 
     async def _welcome_back(self, user_id: int) -> str:

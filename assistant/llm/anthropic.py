@@ -140,7 +140,8 @@ def messages(history: Sequence[Message]) -> list[dict[str, Any]]:
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
     match message:
-        case UserMessage(text=text, images=images):
+        case UserMessage(images=images):
+            text = message.sent_text()
             pictures = [
                 {"type": "image", "source": {"type": "base64", "media_type": i.media_type,
                                              "data": i.base64()}}

@@ -155,9 +155,10 @@ def messages(system: str, history: Any) -> list[dict[str, Any]]:
 
 def _message(message: Message) -> dict[str, Any]:
     match message:
-        case UserMessage(text=text, images=()):
-            return {"role": "user", "content": text}
-        case UserMessage(text=text, images=images):
+        case UserMessage(images=()):
+            return {"role": "user", "content": message.sent_text()}
+        case UserMessage(images=images):
+            text = message.sent_text()
             pictures = [
                 {
                     "type": "image_url",

@@ -37,8 +37,8 @@ class ApproxCounter:
 def message_tokens(message: Message, counter: TokenCounter) -> int:
     """Tokens a message costs in a request."""
     match message:
-        case UserMessage(text=text, images=images):
-            body = text
+        case UserMessage(images=images):
+            body = message.sent_text()
             if images:
                 return counter.count(body) + MESSAGE_OVERHEAD + IMAGE_TOKENS * len(images)
         case AssistantMessage(text=text, calls=calls):

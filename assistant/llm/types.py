@@ -62,11 +62,33 @@ class Image:
 
 
 @dataclass(frozen=True)
+class Document:
+    """A file's text read for this turn, framed as untrusted data (history keeps its name)."""
+
+    name: str
+    text: str
+
+
+Attachment = Image | Document
+
+
+@dataclass(frozen=True)
 class UserMessage:
-    """What the user wrote, and the pictures sent with it (never stored: history keeps text)."""
+    """What the user wrote, and what came with it for this turn only (history keeps the text,
+    which names the attachments)."""
 
     text: str
-    images: tuple[Image, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
+
+    @property
+    def images(self) -> tuple[Image, ...]:
+        """The pictures sent with the message."""
+        return tuple(a for a in self.attachments if isinstance(a, Image))
+
+    def sent_text(self) -> str:
+        """What the model reads: the words, then each document's framed text."""
+        documents = [a.text for a in self.attachments if isinstance(a, Document)]
+        return "\n\n".join([self.text, *documents])
 
 
 @dataclass(frozen=True)

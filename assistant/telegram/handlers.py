@@ -16,7 +16,7 @@ from assistant.agent.chats import ChatQueues
 from assistant.agent.commands import Reply
 from assistant.config import SpeechSettings
 from assistant.errors import DocumentError, FetchError, StorageError
-from assistant.llm.types import Image
+from assistant.llm.types import Attachment, Document, Image
 from assistant.metrics import UPDATES as HANDLED
 from assistant.telegram import pictures
 from assistant.telegram.draft import Draft
@@ -92,8 +92,8 @@ class Handlers:
             log.warning("could not download a document: %s", exc.message)
             await self._channel.send(person.chat_id, DOWNLOAD_FAILED.format(what="file"))
             return
-        caption = (message.caption or "").strip() or f"I am sending you the file {name}."
-        await self._take(person, f"{caption}\n\n{framed}")
+        caption = (message.caption or "").strip() or "I am sending you this file."
+        await self._take(person, f"{caption}\n[file: {name}]", (Document(name, framed),))
 
     async def _sender(self, update: Update, kind: str) -> tuple[Message, Person] | None:
         """The message and who sent it (counted as ``kind``); None when there is none."""
@@ -131,24 +131,32 @@ class Handlers:
         picture = Image("image/jpeg", bytes(data))  # Telegram sends photos as JPEG
         await self._take(person, pictures.words(caption), (picture,))
 
-    async def _take(self, person: Person, text: str, images: tuple[Image, ...] = ()) -> None:
-        if text.startswith("/") and not images:
+    async def _take(
+        self, person: Person, text: str, attachments: tuple[Attachment, ...] = ()
+    ) -> None:
+        if text.startswith("/") and not attachments:
             await self._answer(person, text)
-        elif not self._queues.submit(person.chat_id, lambda: self._answer(person, text, images)):
+        elif not self._queues.submit(
+            person.chat_id, lambda: self._answer(person, text, attachments)
+        ):
             await self._channel.send(person.chat_id, BUSY)
 
-    async def _answer(self, person: Person, text: str, images: tuple[Image, ...] = ()) -> None:
+    async def _answer(
+        self, person: Person, text: str, attachments: tuple[Attachment, ...] = ()
+    ) -> None:
         try:
-            await self._reply(person, text, images)
+            await self._reply(person, text, attachments)
         except StorageError as exc:
             await self._channel.send(person.chat_id, str(exc))
 
-    async def _reply(self, person: Person, text: str, images: tuple[Image, ...]) -> None:
+    async def _reply(self, person: Person, text: str, attachments: tuple[Attachment, ...]) -> None:
         draft = Draft(self._channel, person.chat_id, self._channel.edit_interval)
         async with asyncio.TaskGroup() as group:
             typing = group.create_task(self._channel.typing(person.chat_id))
             try:
-                result = await self._assistant.answer(person, text, draft.show, images)
+                result = await self._assistant.answer(
+                    person, text, draft.show, attachments=attachments
+                )
             finally:
                 typing.cancel()
         await draft.finish(result)
