@@ -1,0 +1,80 @@
+"""Start-up figures: `assistant --version`, and `assistant run` until its first getUpdates
+reaches a fake Bot API on 127.0.0.1 (goals: under 100 ms and under 400 ms), each the median
+of several fresh processes, beside the interpreter's own start.
+
+Run: .venv/bin/python bench/startup.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fake_telegram import TOKEN, FakeTelegram  # noqa: E402
+from fakehttp import fake_server  # noqa: E402
+
+ASSISTANT = [sys.executable, "-m", "assistant"]
+
+
+def timed(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+async def first_poll(folder: Path) -> float:
+    async with fake_server() as server:
+        telegram = FakeTelegram(server)
+        polled = asyncio.Event()
+
+        async def handle(request):
+            if request.path.endswith("/getUpdates"):
+                polled.set()
+            return await telegram.handle(request)
+
+        server.default = handle
+        config = folder / "config.toml"
+        config.write_text(
+            f'[assistant]\ndata_dir = "{folder}"\n'
+            f'[telegram]\nbase_url = "{telegram.base_url}"\nallowed_user_ids = [1]\n'
+        )
+        env = {**os.environ, "ASSISTANT_TELEGRAM_TOKEN": TOKEN}
+        env.pop("OPENAI_API_KEY", None)
+        started = time.perf_counter()
+        process = await asyncio.create_subprocess_exec(
+            *ASSISTANT, "--config", str(config), "run", env=env,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+        )  # fmt: skip
+        await asyncio.wait_for(polled.wait(), 30)
+        elapsed = time.perf_counter() - started
+        process.terminate()
+        await process.wait()
+        return elapsed
+
+
+def main() -> None:
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 7
+    bare = statistics.median(timed([sys.executable, "-c", "pass"]) for _ in range(runs))
+    version = statistics.median(timed([*ASSISTANT, "--version"]) for _ in range(runs))
+    polls = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as folder:
+            polls.append(asyncio.run(first_poll(Path(folder))))
+    print(f"python -c pass:            {1000 * bare:6.0f} ms")
+    print(f"assistant --version:       {1000 * version:6.0f} ms (goal < 100 ms)")
+    median, best = 1000 * statistics.median(polls), 1000 * min(polls)
+    print(f"assistant run, first poll: {median:6.0f} ms median, {best:.0f} ms best "
+          "(goal < 400 ms; a fresh data folder each run)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
