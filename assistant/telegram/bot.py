@@ -61,7 +61,7 @@ from assistant.tasks import Notice
 from assistant.telegram.handlers import Handlers
 from assistant.telegram.pieces import plain_pieces
 from assistant.telegram.render import Rendered
-from assistant.telegram.sending import edit_piece, markdown_pieces, send_all
+from assistant.telegram.sending import edit_piece, rendered, send_all
 from assistant.telegram.strangers import Strangers
 
 log = logging.getLogger(__name__)
@@ -236,7 +236,7 @@ class TelegramChannel:
         """Send Markdown as text with entities, in pieces Telegram accepts; the buttons go
         under the last piece. Returns the last message id."""
         markup = _keyboard(buttons) if buttons else None
-        return await send_all(self.application.bot, chat_id, markdown_pieces(markdown), markup)
+        return await send_all(self.application.bot, chat_id, await rendered(markdown), markup)
 
     # ---- the scheduler's outbox, and approvals ----------------------------------------
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
 from assistant.agent.commands import Reply
-from assistant.telegram.sending import edit_piece, markdown_pieces, send_all, send_piece
+from assistant.telegram.sending import edit_piece, rendered, send_all, send_piece
 
 if TYPE_CHECKING:
     from assistant.telegram.bot import TelegramChannel
@@ -33,7 +33,7 @@ class Draft:
             await self._put(event.text, force=False)
 
     async def _put(self, text: str, *, force: bool) -> None:
-        piece = markdown_pieces(text)[0]
+        piece = (await rendered(text))[0]
         bot = self._channel.application.bot
         if self._message_id is None:
             self._message_id = await send_piece(bot, self._chat_id, piece, None)
@@ -62,7 +62,7 @@ class Draft:
 
     async def _replace(self, markdown: str) -> None:
         assert self._message_id is not None
-        first, *rest = markdown_pieces(markdown)
+        first, *rest = await rendered(markdown)
         bot = self._channel.application.bot
         await edit_piece(bot, self._chat_id, self._message_id, first)
         await send_all(bot, self._chat_id, rest, None)

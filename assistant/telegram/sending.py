@@ -6,6 +6,7 @@ Telegram's length in UTF-16 units), and Telegram's reason is logged: no answer i
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -19,11 +20,20 @@ log = logging.getLogger(__name__)
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 EMPTY = "…"  # Telegram refuses an empty message
+ON_THE_LOOP = 8_000  # characters rendered on the event loop (about 40 ms at most)
 
 
 def markdown_pieces(markdown: str) -> list[Rendered]:
     """Markdown as the messages that show it, at least one."""
     return pieces(render(markdown)) or [Rendered(EMPTY)]
+
+
+async def rendered(markdown: str) -> list[Rendered]:
+    """``markdown_pieces``, in a worker thread when the text is long enough that rendering
+    it would hold up the event loop (about 5 µs a character)."""
+    if len(markdown) <= ON_THE_LOOP:
+        return markdown_pieces(markdown)
+    return await asyncio.to_thread(markdown_pieces, markdown)
 
 
 async def send_all(
