@@ -13,10 +13,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from typing import TYPE_CHECKING, Any
 
 from assistant.errors import LLMBadResponseError, LLMError
 from assistant.llm.catalogue import openai_tool
@@ -41,6 +38,9 @@ from assistant.llm.types import (
     Usage,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    import openai
 
 PATH = "/chat/completions"
 _FINISH: Mapping[str, FinishReason] = {
@@ -67,27 +67,43 @@ class OpenAIModel(RetryingAdapter):
     ) -> None:
         super().__init__(endpoint, timeout, retry, temperature)
         self._max_tokens = max_tokens
-        # Retries are ours (bounded, Retry-After honoured); the SDK's would double them.
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key or "none",  # local servers take any key; the SDK insists on one
-            base_url=endpoint.base_url,
-            timeout=timeout,
-            max_retries=0,
-        )
+        self._key = api_key
+        self._sdk: openai.AsyncOpenAI | None = None
+
+    @property
+    def _client(self) -> openai.AsyncOpenAI:
+        """The SDK's client, made on the first request: importing the SDK takes longer than
+        the rest of the start-up together, and the bot polls Telegram without it."""
+        if self._sdk is None:
+            import openai
+
+            # Retries are ours (bounded, Retry-After honoured); the SDK's would double them.
+            self._sdk = openai.AsyncOpenAI(
+                api_key=self._key or "none",  # local servers take any key; the SDK wants one
+                base_url=self._endpoint.base_url,
+                timeout=self._timeout,
+                max_retries=0,
+            )
+        return self._sdk
 
     async def close(self) -> None:
         """Close the HTTP connections."""
-        await self._client.close()
+        if self._sdk is not None:
+            await self._sdk.close()
 
     async def _complete(self, request: Request) -> Completion:
         body = self._tuned(
             payload(self._endpoint.model, request, stream=False, max_tokens=self._max_tokens)
         )
+        client = self._client
+        import openai
+        from openai.types.chat import ChatCompletion
+
         try:
             async with asyncio.timeout(self._timeout + 5):
                 # The body is ours, already plain JSON: posting it as is skips the SDK's
                 # typed transform of every request (about 5 ms with a full tool catalogue).
-                reply = await self._client.post(PATH, cast_to=ChatCompletion, body=body)
+                reply = await client.post(PATH, cast_to=ChatCompletion, body=body)
         except (openai.APIError, TimeoutError) as exc:
             raise self._failure(exc, bool(request.tools)) from None
         return read_completion(reply.to_dict())
@@ -97,9 +113,13 @@ class OpenAIModel(RetryingAdapter):
             payload(self._endpoint.model, request, stream=True, max_tokens=self._max_tokens)
         )
         assembly = StreamAssembly()
+        client = self._client
+        import openai
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
         try:
             async with asyncio.timeout(self._timeout + 5):
-                chunks = await self._client.post(
+                chunks = await client.post(
                     PATH,
                     cast_to=ChatCompletion,
                     body=body,
@@ -115,6 +135,8 @@ class OpenAIModel(RetryingAdapter):
         yield assembly.completion()
 
     def _failure(self, exc: BaseException, offered_tools: bool) -> LLMError:
+        import openai
+
         if isinstance(exc, openai.APIStatusError):
             headers = dict(exc.response.headers)
             return self._status_failure(
