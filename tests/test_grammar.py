@@ -111,10 +111,23 @@ async def test_every_reply_fits_the_reply_limit_so_it_is_never_cut(server, conn,
     body = server.requests[0].json()
     assert body["max_tokens"] == 256
     variants = body["response_format"]["json_schema"]["schema"]["anyOf"]
-    room = (256 - 48) * 2
+    room = (256 - 48) * 1
     assert variants[0]["properties"]["answer"]["maxLength"] == room
     for variant in variants[1:]:
         arguments = variant["properties"]["arguments"].get("properties", {})
         strings = [a["maxLength"] for a in arguments.values() if "maxLength" in a]
         assert sum(strings) <= room + 40 * len(strings)  # identifiers keep their short bound
+    await rig.inner.close()
+
+
+async def test_an_answer_cut_by_the_reply_limit_is_shown_with_a_note_not_as_a_broken_call(
+    server, conn, clock
+):
+    # Measured with a 135M model: '{"answer": "2022-01-01 20:00:00.203000.203000…' to the limit.
+    rig = await build_rig(server, conn, clock, mode="grammar", max_tokens=256)
+    cut = '{\n  "answer": "It is 20:00:00.203000.203000.2030'
+    server.script(chat_reply(cut, finish="length"))
+    answer = await rig.agent.reply(ME, "what time is it?")
+    assert answer.ending == "answered"
+    assert answer.text.startswith("It is 20:00:00.203000") and "cut off" in answer.text
     await rig.inner.close()

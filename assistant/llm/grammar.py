@@ -34,9 +34,10 @@ Tools:
 # A small model under a grammar can write a string forever ("1000000…"): bounds end it.
 ID_LENGTH, TEXT_LENGTH, ANSWER_LENGTH = 40, 800, 4000
 # With a reply limit, every string together must fit in it, or the limit cuts the JSON
-# (measured: "system_stats.json.json.json…" until 256 tokens). Two characters a token is what
-# repetitive text costs; the object's own syntax takes the first tokens.
-CHARS_PER_TOKEN, SYNTAX_TOKENS = 2, 48
+# (measured: "system_stats.json.json.json…", and an answer of ".203000.203000…" until 256
+# tokens: a small model's tokenizer spends a token on each digit). One character a token is
+# what a run of digits costs; the object's own syntax takes the first tokens.
+CHARS_PER_TOKEN, SYNTAX_TOKENS = 1, 48
 
 
 def schema(specs: Sequence[ToolSpec], reply_tokens: int | None = None) -> dict[str, Any]:
@@ -120,6 +121,8 @@ def read_grammar_reply(completion: Completion) -> Completion:
         value = json.loads(text)
     except ValueError:
         value = None
+    if value is None and completion.finish_reason == "length":
+        value = _cut_answer(text)
     if isinstance(value, Mapping) and isinstance(value.get("answer"), str) and len(value) == 1:
         return replace(completion, text=value["answer"], calls=())
     if isinstance(value, Mapping) and isinstance(value.get("tool"), str):
@@ -134,3 +137,15 @@ def read_grammar_reply(completion: Completion) -> Completion:
         broken = BrokenCall(text[:200], "the reply is not an answer or a tool call object", 0)
         return replace(completion, text="", calls=(), broken=(broken,))
     return replace(completion, calls=())  # plain prose: a server that ignored the schema
+
+
+def _cut_answer(text: str) -> Mapping[str, Any] | None:
+    """An answer whose JSON the reply limit cut inside its string, closed again; a cut call
+    stays broken (its arguments are not whole)."""
+    if not text.startswith("{") or '"answer"' not in text[:20]:
+        return None
+    for ending in ('"}', '\\"}', "}"):
+        with contextlib.suppress(ValueError):
+            value = json.loads(text + ending)
+            return value if isinstance(value, Mapping) else None
+    return None
