@@ -242,15 +242,9 @@ class Agent:
         return completion
 
     def _fitted(self, turn: _Turn) -> list[Message]:
-        """The history and this turn's messages within the window: tool results cut first,
-        then older history left out."""
         if turn.room is None:
             return [*turn.history, *turn.new]
-        counter = self._window.counter
-        new = self._window.squeeze(turn.new, turn.room)
-        left = turn.room - sum(message_tokens(m, counter) for m in new)
-        if sum(message_tokens(m, counter) for m in turn.history) > left:
-            turn.history = fit(turn.recent, max(left, 0), strict=True)
+        turn.history, new = self._window.fit_turn(turn.room, turn.history, turn.recent, turn.new)
         return [*turn.history, *new]
 
     async def _complete(self, request: Request, sink: EventSink | None) -> Completion:

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from assistant.agent.history import Costed, fit
 from assistant.llm.catalogue import openai_tool
 from assistant.llm.tokens import MESSAGE_OVERHEAD, ApproxCounter, TokenCounter, message_tokens
 from assistant.llm.types import Message, ToolMessage, ToolSpec
@@ -83,6 +84,17 @@ class Window:
                     )
                     over -= costs[index] - message_tokens(out[index], self.counter)
         return out
+
+    def fit_turn(
+        self, room: int, history: list[Message], recent: Sequence[Costed], new: Sequence[Message]
+    ) -> tuple[list[Message], list[Message]]:
+        """The history and a turn's messages within ``room``: the turn's tool results cut
+        first, then older history left out (``recent`` is the history with its costs)."""
+        squeezed = self.squeeze(new, room)
+        left = room - sum(message_tokens(m, self.counter) for m in squeezed)
+        if sum(message_tokens(m, self.counter) for m in history) > left:
+            history = fit(recent, max(left, 0), strict=True)
+        return history, squeezed
 
     def _cut(self, text: str, tokens: int, note: str) -> str:
         keep = max(tokens - self.counter.count(note), 0)
