@@ -141,8 +141,11 @@ class Runtime:
         speech = self.services.speech
         if speech is None:
             raise FetchError(SPEECH_OFF)
-        async with asyncio.timeout(self.setup.config.speech.timeout_seconds + SPEECH_SLACK):
-            return await speech.transcribe(audio, filename)
+        try:
+            async with asyncio.timeout(self.setup.config.speech.timeout_seconds + SPEECH_SLACK):
+                return await speech.transcribe(audio, filename)
+        except TimeoutError:
+            raise FetchError("the speech endpoint did not answer in time") from None
 
     async def answer(
         self,
