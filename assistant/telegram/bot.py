@@ -58,7 +58,7 @@ from assistant.errors import (
     StartupError,
 )
 from assistant.tasks import Notice
-from assistant.telegram.handlers import Handlers
+from assistant.telegram.handlers import Handlers, seconds
 from assistant.telegram.pieces import plain_pieces
 from assistant.telegram.render import Rendered
 from assistant.telegram.sending import edit_piece, rendered, send_all
@@ -246,7 +246,7 @@ class TelegramChannel:
         try:
             return await self.send(notice.owner.chat_id, notice.text, buttons)
         except RetryAfter as exc:
-            wait = _seconds(exc.retry_after)
+            wait = seconds(exc.retry_after)
             raise RetryableRunError(f"Telegram asked to wait {wait:g} s") from None
         except Forbidden:
             raise RecipientBlockedError(
@@ -307,8 +307,3 @@ def _keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(b.text, callback_data=b.data) for b in row] for row in rows]
     )
-
-
-def _seconds(value: object) -> float:
-    seconds = getattr(value, "total_seconds", None)
-    return float(seconds()) if callable(seconds) else float(value)  # type: ignore[arg-type]

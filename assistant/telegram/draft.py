@@ -33,14 +33,17 @@ class Draft:
             await self._put(event.text, force=False)
 
     async def _put(self, text: str, *, force: bool) -> None:
+        """Render and show ``text`` when it is due to be shown (a delta between edits is not)."""
+        due = force or time.monotonic() - self._edited >= self._interval
+        if self._message_id is not None and not due:
+            return
         piece = (await rendered(text))[0]
         bot = self._channel.application.bot
         if self._message_id is None:
             self._message_id = await send_piece(bot, self._chat_id, piece, None)
-            self._edited = time.monotonic()
-        elif force or time.monotonic() - self._edited >= self._interval:
+        else:
             await edit_piece(bot, self._chat_id, self._message_id, piece)
-            self._edited = time.monotonic()
+        self._edited = time.monotonic()
 
     async def finish(self, result: Reply | Answer) -> None:
         """The final answer: the draft becomes its first piece, the rest follow."""

@@ -76,7 +76,9 @@ class Handlers:
         sender = await self._sender(update, "document")
         if sender is None or sender[0].document is None:
             return
-        (message, person), document = sender, sender[0].document
+        message, person = sender
+        document = message.document
+        assert document is not None
         name, mime = document.file_name or "", document.mime_type or ""
         refused = documents.refusal(name, mime, document.file_size)
         if refused:
@@ -185,14 +187,14 @@ class Handlers:
         await self._channel.send(chat_id, reply.text, reply.buttons)
 
 
-def too_long(limits: SpeechSettings, seconds: float | object, size: int | None) -> str | None:
+def too_long(limits: SpeechSettings, duration: object, size: int | None) -> str | None:
     """Why a voice note is not taken: speech is off, or it is over a cap; None to take it."""
     if not limits.base_url:
         return (
             "I cannot listen to voice notes yet: the owner can turn them on with [speech] "
             "base_url in config.toml (OpenAI or a local Whisper server)."
         )
-    length = _seconds(seconds)
+    length = seconds(duration)
     if length > limits.max_seconds:
         return (
             f"That voice note is {length / 60:.0f} min long; I take up to "
@@ -218,7 +220,8 @@ def quoted(words: str) -> Rendered:
     return Rendered(text, (Entity("blockquote", 0, units(text)),))
 
 
-def _seconds(value: float | object) -> float:
+def seconds(value: object) -> float:
+    """A Bot API duration as seconds: PTB gives an int or a timedelta (0 for anything else)."""
     total = getattr(value, "total_seconds", None)
     if callable(total):
         return float(total())
