@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 
 from assistant.clock import FakeClock
-from assistant.tasks import ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
+from assistant.tasks import Delivery, ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
+from assistant.tasks.scheduler import SETTLE_WITHIN
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
 
@@ -135,6 +136,64 @@ async def test_stop_lets_runs_finish_within_the_grace_and_releases_the_rest(
         assert (await TaskStore(conn, clock).get(ALICE.user_id, post.id)).status == "done"
     finally:
         await restarted.close()
+
+
+class Gated:
+    """An api_call executor whose runs each wait for their own gate."""
+
+    def __init__(self) -> None:
+        self.gates: list[asyncio.Event] = []
+
+    def replayable(self, task):
+        return True
+
+    async def run(self, firing):
+        gate = asyncio.Event()
+        self.gates.append(gate)
+        await gate.wait()
+        return Delivery(None, "200 OK")
+
+
+async def test_outcomes_wait_while_runs_queue_for_a_worker_and_no_longer_than_a_second(
+    tmp_path, clock, conn
+):
+    gated = Gated()
+    settings = SchedulerSettings(concurrency={"reminder": 1, "api_call": 1})
+    scheduler = Scheduler(tmp_path / "assistant.db", clock, {"api_call": gated}, FakeOutbox(),
+                          settings)  # fmt: skip
+    store = TaskStore(conn, clock, on_change=scheduler.wake)
+    first, *_ = [await store.add(call("GET", "in 5m", clock.now())) for _ in range(3)]
+    running = asyncio.ensure_future(scheduler.run())
+    try:
+        await asleep(clock)
+        clock.advance(5 * MINUTE)
+        await until(lambda: len(gated.gates) == 1)
+        gated.gates[0].set()  # the first run ends while the third still waits for the worker
+        await until(lambda: len(gated.gates) == 2)
+        await until(lambda: clock.sleepers(clock.now() + SETTLE_WITHIN) >= 1)
+        status = "SELECT status FROM scheduled_tasks WHERE id = ?"
+        assert await fetch(conn, status, (first.id,)) == [("active",)]  # not written yet
+        clock.advance(SETTLE_WITHIN)
+        await until_stored(conn, status, (first.id,), [("done",)])
+        gated.gates[1].set()
+        await until(lambda: len(gated.gates) == 3)
+        gated.gates[2].set()
+        scheduler.stop()
+        await asyncio.wait_for(running, 5)
+        done = await fetch(conn, "SELECT COUNT(*) FROM scheduled_tasks WHERE status = 'done'")
+        assert done == [(3,)]
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        await scheduler.close()
+
+
+async def until_stored(conn, sql, parameters, expected) -> None:
+    for _ in range(2000):
+        if await fetch(conn, sql, parameters) == expected:
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError(f"never stored: {expected}")
 
 
 class TickingClock(FakeClock):

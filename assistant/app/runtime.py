@@ -222,7 +222,7 @@ async def _build(
     deliveries = Deliveries(outbox, people, tasks, clock)
     scheduler = Scheduler(
         setup.database_path(), clock, _executors(setup, services, agent, deliveries),
-        deliveries, scheduler_settings(config), wake=wake,
+        deliveries, scheduler_settings(config), wake=wake, wrote=db.checkpointer.wrote,
     )  # fmt: skip
     stack.push_async_callback(scheduler.close)
 

@@ -83,6 +83,7 @@ async def services(runtime: Runtime) -> AsyncIterator[asyncio.TaskGroup]:
     try:
         async with asyncio.TaskGroup() as group:
             group.create_task(runtime.scheduler.run())
+            checkpoints = group.create_task(runtime.db.checkpointer.run())
             desk = group.create_task(runtime.desk.run())
             folder = runtime.setup.database_path().parent / "backups"
             copies = runtime.setup.config.storage.backups
@@ -93,6 +94,7 @@ async def services(runtime: Runtime) -> AsyncIterator[asyncio.TaskGroup]:
                 runtime.scheduler.stop()
                 desk.cancel()
                 daily.cancel()
+                checkpoints.cancel()
     finally:
         with suppress(ValueError, RuntimeError):
             loop.remove_signal_handler(signal.SIGUSR1)

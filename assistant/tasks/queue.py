@@ -146,9 +146,10 @@ class DueQueue:
     cancelled caller never leaves a transaction half done.
     """
 
-    def __init__(self, path: Path, owner: str) -> None:
+    def __init__(self, path: Path, owner: str, wrote: Callable[[], None] = lambda: None) -> None:
         self.connection = connect(path)
         self._owner = owner
+        self._wrote = wrote  # counts a commit, for the checkpointer
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scheduler-db")
 
     async def close(self) -> None:
@@ -162,30 +163,30 @@ class DueQueue:
 
     async def claim(self, request: Claim) -> list[Plan]:
         """Lease due tasks, plan each and record its run, all in one transaction."""
-        plans = await self._call(self._claim, request)
+        plans = await self._write(self._claim, request)
         TASKS_DUE.inc(len(plans))
         return plans
 
     async def reserve(self, request: Claim) -> list[Task]:
         """Lease tasks due by ``request.now`` ahead of their time, without starting runs."""
-        return await self._call(self._reserve, request)
+        return await self._write(self._reserve, request)
 
     async def begin(
         self, tasks: Sequence[Task], plan: Callable[[Task], Plan], now: datetime
     ) -> list[Plan]:
         """Plan and start the runs of reserved tasks that are still active (the others are let
         go), all in one transaction."""
-        plans = await self._call(self._begin, tasks, plan, now)
+        plans = await self._write(self._begin, tasks, plan, now)
         TASKS_DUE.inc(len(plans))
         return plans
 
     async def unreserve(self, tasks: Sequence[Task]) -> None:
         """Let reserved tasks go unstarted."""
-        await self._call(self._unreserve, tasks)
+        await self._write(self._unreserve, tasks)
 
     async def settle(self, outcomes: Sequence[Outcome]) -> None:
         """Write back how runs ended, all in one transaction."""
-        await self._call(self._settle, outcomes)
+        await self._write(self._settle, outcomes)
         fired = Counter((outcome.task.kind, outcome.status) for outcome in outcomes)
         for (kind, status), count in fired.items():
             TASKS_FIRED.labels(kind, status).inc(count)
@@ -196,11 +197,16 @@ class DueQueue:
 
     async def recover(self) -> list[Firing]:
         """After a restart: release every lease and return the runs a crash interrupted."""
-        return await self._call(self._recover)
+        return await self._write(self._recover)
 
     async def abandon(self, dropped: Sequence[Dropped], now: datetime) -> None:
         """Close interrupted runs that must not be replayed, and move their tasks on."""
-        await self._call(self._abandon, dropped, now)
+        await self._write(self._abandon, dropped, now)
+
+    async def _write(self, function: Callable[..., _T], *args: Any) -> _T:
+        result = await self._call(function, *args)
+        self._wrote()
+        return result
 
     async def _call(self, function: Callable[..., _T], *args: Any) -> _T:
         loop = asyncio.get_running_loop()

@@ -196,6 +196,9 @@ def _walker(expr: str) -> croniter:
     return croniter(expr, datetime(2000, 1, 1))
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def to_json(schedule: Schedule) -> str:
     """The schedule as the JSON stored in ``scheduled_tasks.schedule_data``."""
     data: dict[str, Any] = {"kind": schedule.kind, "zone": schedule.zone}
@@ -207,7 +210,7 @@ def to_json(schedule: Schedule) -> str:
         data["cron"] = schedule.expr
         if schedule.every_weeks > 1 and schedule.anchor is not None:
             data |= {"weeks": schedule.every_weeks, "week_of": schedule.anchor.isoformat()}
-    return json.dumps(data, separators=(",", ":"))
+    return _COMPACT.encode(data)
 
 
 def from_json(text: str) -> Schedule:

@@ -41,6 +41,7 @@ DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
 }
 ERROR_PAUSE = timedelta(seconds=5)
 BACKLOG_BATCHES = 100  # outcomes wait for the loop to catch up, up to this many batches
+SETTLE_WITHIN = timedelta(seconds=1)  # and at most this long
 NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
 
@@ -79,11 +80,12 @@ class Scheduler:
         settings: SchedulerSettings | None = None,
         *,
         wake: asyncio.Event | None = None,
+        wrote: Callable[[], None] = lambda: None,
     ) -> None:
         self._clock = clock
         self._settings = settings or SchedulerSettings()
         self._attempts = Attempts(executors, clock, self._settings)
-        self.queue = DueQueue(database, secrets.token_hex(6))
+        self.queue = DueQueue(database, secrets.token_hex(6), wrote)
         self._waiting: dict[TaskKind, asyncio.Queue[Firing]] = {k: asyncio.Queue() for k in KINDS}
         self._held: dict[TaskKind, int] = defaultdict(int)  # claimed and not yet ended
         self._idle = asyncio.Event()  # nothing held
@@ -190,12 +192,15 @@ class Scheduler:
     async def _release(self, group: asyncio.TaskGroup) -> int:
         """Start the reserved tasks whose time has come, a batch a write, each batch at once;
         return how many."""
-        released = 0
-        while due := self._ahead.due(self._now(), self._settings.batch_size):
+        # A small first batch fires soon; larger ones after it cost fewer writes, and each is
+        # written while the workers fire the one before.
+        released, most = 0, self._settings.batch_size // 4
+        while due := self._ahead.due(self._now(), most):
             now = self._now()
             begun = await self.queue.begin(due, self._planner(now), now)
             self._dispatch(begun, group)
             released += len(due)
+            most = min(4 * most, 4 * self._settings.batch_size)
         return released
 
     async def _next_wake(self, fresh: bool) -> datetime | None:
@@ -276,18 +281,29 @@ class Scheduler:
         return any(self._held.values())  # four kinds: cheaper than keeping a total
 
     def _record(self, outcome: Outcome) -> None:
-        # While due tasks are still being claimed, outcomes wait: claims come first, and the
-        # outcomes go in one write when the loop catches up (or the backlog grows too long).
+        # While due tasks are still being claimed or wait for a worker, outcomes wait: firing
+        # comes first, and the outcomes go in one write when the loop catches up (or when the
+        # backlog grows too long, or the oldest has waited SETTLE_WITHIN).
         self._outcomes.append(outcome)
-        if self._caught_up or self._backlogged():
+        if self._may_settle():
             self._recorded.set()
+
+    def _may_settle(self) -> bool:
+        if self._backlogged():
+            return True
+        return self._caught_up and not any(q.qsize() for q in self._waiting.values())
+
+    def _overdue(self) -> bool:
+        oldest = self._outcomes[0].finished_at
+        return self._clock.now() >= oldest + SETTLE_WITHIN
 
     async def _recorder(self) -> None:
         # One batch a write, so that a claim queued behind it waits for one batch, not all.
         while not self._closing:
-            await self._recorded.wait()
+            until = self._outcomes[0].finished_at + SETTLE_WITHIN if self._outcomes else None
+            await event_or_time(self._recorded, self._clock, until)
             self._recorded.clear()
-            while self._outcomes and (self._caught_up or self._backlogged()):
+            while self._outcomes and (self._may_settle() or self._overdue()):
                 if not await self._flush(self._settings.batch_size):
                     if not self._closing:
                         await self._clock.sleep_until(self._clock.now() + ERROR_PAUSE)

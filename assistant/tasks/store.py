@@ -10,6 +10,7 @@ import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from assistant.clock import Clock
 from assistant.db import Database, Row, Session
@@ -29,6 +30,7 @@ _COLUMNS = (
 _LIVE_COUNT = (
     "SELECT COUNT(*) FROM scheduled_tasks WHERE user_id = ? AND status IN ('active', 'paused')"
 )
+_COMPACT = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
 _INSERT = f"INSERT INTO scheduled_tasks ({_COLUMNS}) VALUES ({', '.join('?' * 14)})"
 _INSERT_WITHIN_LIMIT = (
     f"INSERT INTO scheduled_tasks ({_COLUMNS}) "
@@ -80,7 +82,7 @@ class TaskStore:
             if cursor.rowcount == 0:
                 raise self._limit_error()
             self._on_change()
-            return _task(new, task_id, now)
+            return _task(new, task_id, values, now)
         raise TaskError("could not find a free task id; try again")
 
     async def add_many(self, news: Sequence[NewTask]) -> list[Task]:
@@ -92,7 +94,7 @@ class TaskStore:
             ids = await _free_ids(conn, len(rows))
             await conn.executemany(_INSERT, [(i, *row) for i, row in zip(ids, rows, strict=True)])
         self._on_change()
-        return [_task(new, i, now) for new, i in zip(news, ids, strict=True)]
+        return [_task(n, i, row, now) for n, i, row in zip(news, ids, rows, strict=True)]
 
     async def get(self, user_id: int, task_id: str) -> Task:
         """The user's task with this id."""
@@ -308,12 +310,13 @@ async def _free_ids(conn: Session, count: int) -> list[str]:
     return ids
 
 
-def _values(new: NewTask, now: datetime) -> tuple[object, ...]:
+def _values(new: NewTask, now: datetime) -> tuple[Any, ...]:
+    """The row of a new task, less its id (in ``_COLUMNS`` order)."""
     if new.kind not in KINDS:
         raise TaskError(f"unknown task kind {new.kind!r}; known: {', '.join(KINDS)}")
     description = _checked_description(new.description)
     try:
-        execution = json.dumps(dict(new.execution), separators=(",", ":"), sort_keys=True)
+        execution = _COMPACT.encode(dict(new.execution))
     except (TypeError, ValueError) as exc:
         raise TaskError(f"the task's parameters are not plain JSON: {exc}") from None
     first = stamp(new.parsed.first_run)
@@ -356,7 +359,7 @@ def _edits(
     change = "description = ?, execution_data = ?"
     values: list[object] = [
         description,
-        json.dumps(execution, separators=(",", ":"), sort_keys=True),
+        _COMPACT.encode(execution),
     ]
     if parsed is not None:
         first = stamp(parsed.first_run)
@@ -369,17 +372,18 @@ def _edits(
     return change, tuple(values)
 
 
-def _task(new: NewTask, task_id: str, now: datetime) -> Task:
+def _task(new: NewTask, task_id: str, values: tuple[Any, ...], now: datetime) -> Task:
+    """The task just stored from ``values`` (what ``_values`` made of ``new``)."""
     return Task(
         id=task_id,
         owner=new.owner,
         kind=new.kind,
-        description=new.description.strip(),
+        description=values[3],
         schedule_kind=new.parsed.schedule.kind,
-        schedule_json=to_json(new.parsed.schedule),
-        schedule_text=spoken(new.parsed),
+        schedule_json=values[5],
+        schedule_text=values[6],
         timezone=new.parsed.schedule.zone,
-        execution_json=json.dumps(dict(new.execution), separators=(",", ":"), sort_keys=True),
+        execution_json=values[8],
         misfire=new.misfire,
         status="active",
         created_at=now,
