@@ -34,6 +34,17 @@ async def test_more_relevant_notes_rank_first(notes):
     assert "[milk]" in found[0].snippet.lower()
 
 
+async def test_many_notes_are_saved_together_or_not_at_all(notes):
+    first = await notes.add(1, "the wifi password is on the fridge")
+    saved = await notes.add_many(1, [("dentist on Tuesday", ["health"]), ("buy a bike bell", [])])
+    assert [n.id for n in saved] == [first.id + 1, first.id + 2]
+    assert [n.id for n in await notes.search(1, "dentist")] == [saved[0].id]
+    with pytest.raises(ToolError, match="needs some content"):
+        await notes.add_many(1, [("a fine note about tea", []), ("   ", [])])
+    assert await notes.search(1, "tea") == []  # the refused batch left nothing behind
+    assert len(await notes.list_notes(1)) == 3
+
+
 @pytest.mark.parametrize(
     ("text", "query"),
     [

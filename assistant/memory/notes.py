@@ -48,19 +48,32 @@ class Notes:
 
     async def add(self, user_id: int, content: str, tags: Sequence[str] = ()) -> Note:
         """Save a note; empty or oversized content is refused."""
-        content, clean = _checked(content, tags)
+        (note,) = await self.add_many(user_id, [(content, tags)])
+        return note
+
+    async def add_many(
+        self, user_id: int, notes: Sequence[tuple[str, Sequence[str]]]
+    ) -> list[Note]:
+        """Save many notes in one transaction: all of them, or none if one is refused."""
+        checked = [_checked(content, tags) for content, tags in notes]
         at = self._clock.now()
         async with self._db.write() as conn:
-            cursor = await conn.execute(
-                "INSERT INTO notes (user_id, content, tags, created_at) VALUES (?, ?, ?, ?)",
-                (user_id, content, json.dumps(clean, ensure_ascii=False), at.isoformat()),
-            )
-            note_id = int(cursor.lastrowid or 0)
-            await conn.execute(
+            # Ids are given here, after the highest, so both tables take their rows in one
+            # statement each: no other write can come between (the transaction holds the lock).
+            row = await conn.fetchone("SELECT COALESCE(MAX(id), 0) FROM notes")
+            first = int(row[0] if row else 0) + 1
+            await conn.executemany(
+                "INSERT INTO notes (id, user_id, content, tags, created_at) VALUES (?, ?, ?, ?, ?)",
+                [(first + n, user_id, content, json.dumps(tags, ensure_ascii=False),
+                  at.isoformat()) for n, (content, tags) in enumerate(checked)],
+            )  # fmt: skip
+            owner = owner_tokens(user_id)
+            await conn.executemany(
                 "INSERT INTO notes_fts (rowid, body, tags, owner) VALUES (?, ?, ?, ?)",
-                (note_id, segment(content), segment(" ".join(clean)), owner_tokens(user_id)),
-            )
-        return Note(note_id, content, tuple(clean), at)
+                [(first + n, segment(content), segment(" ".join(tags)), owner)
+                 for n, (content, tags) in enumerate(checked)],
+            )  # fmt: skip
+        return [Note(first + n, c, tuple(t), at) for n, (c, t) in enumerate(checked)]
 
     async def list_notes(self, user_id: int, limit: int = 20) -> list[Note]:
         """The user's latest notes."""
