@@ -58,9 +58,9 @@ from assistant.errors import (
     StartupError,
 )
 from assistant.tasks import Notice
+from assistant.telegram.entities import Rendered
 from assistant.telegram.handlers import Handlers, seconds
 from assistant.telegram.pieces import plain_pieces
-from assistant.telegram.render import Rendered
 from assistant.telegram.sending import edit_piece, rendered, send_all
 from assistant.telegram.strangers import Strangers
 

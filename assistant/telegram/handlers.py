@@ -20,7 +20,7 @@ from assistant.llm.types import Attachment, Document, Image
 from assistant.metrics import UPDATES as HANDLED
 from assistant.telegram import pictures
 from assistant.telegram.draft import Draft
-from assistant.telegram.render import Entity, Rendered, units
+from assistant.telegram.entities import Entity, Rendered, units
 from assistant.telegram.sending import send_piece
 
 if TYPE_CHECKING:

@@ -11,48 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from assistant.telegram.cjk import CjkParserInline
+from assistant.telegram.entities import Entity, EntityKind, Rendered, units
 from assistant.telegram.table import table_text
 
-EntityKind = Literal["bold", "italic", "strikethrough", "code", "pre", "text_link", "blockquote"]
 LINK_SCHEMES = ("http://", "https://", "tg://", "mailto:")
 RULE = "———"
-
-
-@dataclass(frozen=True)
-class Entity:
-    """A span of a message's text shown a certain way; offsets in UTF-16 code units."""
-
-    kind: EntityKind
-    offset: int
-    length: int
-    url: str = ""
-    language: str = ""
-
-    @property
-    def end(self) -> int:
-        """Where the span ends (exclusive)."""
-        return self.offset + self.length
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """Text as Telegram shows it, with the entities that format it."""
-
-    text: str
-    entities: tuple[Entity, ...] = ()
-
-
-def units(text: str) -> int:
-    """The length of ``text`` in UTF-16 code units, as Telegram counts."""
-    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
 
 
 def render(markdown: str) -> Rendered:
