@@ -2,7 +2,12 @@
 reaches a fake Bot API on 127.0.0.1 (goals: under 100 ms and under 400 ms), each the median
 of several fresh processes, beside the interpreter's own start.
 
-Run: .venv/bin/python bench/startup.py [--runs N]
+Run: .venv/bin/python bench/startup.py [--runs N] [--python PATH]
+
+``--python`` runs the assistant with another interpreter: that of a plain ``pip install .``
+is what users start; the development install also has the test tools, and some libraries
+import more when those are present (httpx its command line with rich, python-telegram-bot
+its job queue with APScheduler).
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fake_telegram import TOKEN, FakeTelegram  # noqa: E402
 from fakehttp import fake_server  # noqa: E402
 
-ASSISTANT = [sys.executable, "-m", "assistant"]
+PYTHON = sys.argv[sys.argv.index("--python") + 1] if "--python" in sys.argv else sys.executable
+ASSISTANT = [PYTHON, "-m", "assistant"]
 
 
 def timed(command: list[str]) -> float:
@@ -65,7 +71,7 @@ async def first_poll(folder: Path, model: bool) -> float:
 
 def main() -> None:
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 7
-    bare = statistics.median(timed([sys.executable, "-c", "pass"]) for _ in range(runs))
+    bare = statistics.median(timed([PYTHON, "-c", "pass"]) for _ in range(runs))
     version = statistics.median(timed([*ASSISTANT, "--version"]) for _ in range(runs))
     print(f"python -c pass:            {1000 * bare:6.0f} ms")
     print(f"assistant --version:       {1000 * version:6.0f} ms (goal < 100 ms)")

@@ -42,6 +42,9 @@ DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
 ERROR_PAUSE = timedelta(seconds=5)
 BACKLOG_BATCHES = 100  # outcomes wait for the loop to catch up, up to this many batches
 SETTLE_WITHIN = timedelta(seconds=1)  # and at most this long
+# Outcomes written per transaction while tasks may fall due at any moment: a run due then
+# waits for one such write (a few ms) on the database thread, not for a whole batch.
+SETTLE_STEP = 64
 NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
 
@@ -272,8 +275,8 @@ class Scheduler:
         kind = outcome.task.kind
         self._held[kind] -= 1
         self._record(outcome)
-        if self._held[kind] <= self._cap(kind) // 2:
-            self._wake.set()  # room for another batch of this kind
+        if self._waiting_for_room and self._held[kind] <= self._cap(kind) // 2:
+            self._wake.set()  # room for another batch of this kind, which due tasks wait for
         if not self._holding():
             self._idle.set()
 
@@ -285,8 +288,8 @@ class Scheduler:
         # comes first, and the outcomes go in one write when the loop catches up (or when the
         # backlog grows too long, or the oldest has waited SETTLE_WITHIN).
         self._outcomes.append(outcome)
-        if self._may_settle():
-            self._recorded.set()
+        if self._may_settle() or len(self._outcomes) == 1:
+            self._recorded.set()  # to write, or to start the oldest one's clock
 
     def _may_settle(self) -> bool:
         if self._backlogged():
@@ -304,7 +307,8 @@ class Scheduler:
             await event_or_time(self._recorded, self._clock, until)
             self._recorded.clear()
             while self._outcomes and (self._may_settle() or self._overdue()):
-                if not await self._flush(self._settings.batch_size):
+                step = self._settings.batch_size if self._backlogged() else SETTLE_STEP
+                if not await self._flush(step):
                     if not self._closing:
                         await self._clock.sleep_until(self._clock.now() + ERROR_PAUSE)
                         self._recorded.set()
