@@ -206,15 +206,21 @@ def talking(tmp_path, llm) -> Setup:
     )
 
 
+async def writing(tmp_path, clock, llm, answer: str):
+    """A chat whose model is writing ``answer`` and holds it until released."""
+    release = asyncio.Event()
+    llm.script(Reply(json=chat_reply(answer).json, hold=release))
+    terminal = Terminal()
+    session = asyncio.ensure_future(chat(talking(tmp_path, llm), clock, terminal.console))
+    terminal.type("tell me a story")
+    await until(lambda: len(llm.requests) == 1)  # the model is writing
+    return terminal, session, release
+
+
 async def test_stop_is_read_while_an_answer_is_being_written(tmp_path, clock, monkeypatch):
     monkeypatch.setenv("TEST_KEY", "k")
     async with fake_server() as llm:
-        release = asyncio.Event()
-        llm.script(Reply(json=chat_reply("a very long story").json, hold=release))
-        terminal = Terminal()
-        session = asyncio.ensure_future(chat(talking(tmp_path, llm), clock, terminal.console))
-        terminal.type("tell me a story")
-        await until(lambda: len(llm.requests) == 1)  # the model is writing
+        terminal, session, release = await writing(tmp_path, clock, llm, "a very long story")
         terminal.type("/stop")
         await until(lambda: "Stopped." in terminal.text())
         release.set()
@@ -228,12 +234,7 @@ async def test_ctrl_c_stops_the_answer_and_a_second_within_two_seconds_leaves(
 ):
     monkeypatch.setenv("TEST_KEY", "k")
     async with fake_server() as llm:
-        release = asyncio.Event()
-        llm.script(Reply(json=chat_reply("never shown").json, hold=release))
-        terminal = Terminal()
-        session = asyncio.ensure_future(chat(talking(tmp_path, llm), clock, terminal.console))
-        terminal.type("tell me a story")
-        await until(lambda: len(llm.requests) == 1)
+        terminal, session, release = await writing(tmp_path, clock, llm, "never shown")
         terminal.console.interrupt(now=100.0)
         await until(lambda: "Stopped." in terminal.text())
         assert "Ctrl-C again within 2 s leaves" in terminal.text()

@@ -301,7 +301,7 @@ class Scheduler:
         return self._clock.now() >= oldest + SETTLE_WITHIN
 
     async def _recorder(self) -> None:
-        # One batch a write, so that a claim queued behind it waits for one batch, not all.
+        # One step a write, so that a claim queued behind it waits for one step, not all.
         while not self._closing:
             until = self._outcomes[0].finished_at + SETTLE_WITHIN if self._outcomes else None
             await event_or_time(self._recorded, self._clock, until)

@@ -10,7 +10,7 @@ import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import NamedTuple
 
 from assistant.clock import Clock
 from assistant.db import Database, Row, Session
@@ -310,8 +310,26 @@ async def _free_ids(conn: Session, count: int) -> list[str]:
     return ids
 
 
-def _values(new: NewTask, now: datetime) -> tuple[Any, ...]:
-    """The row of a new task, less its id (in ``_COLUMNS`` order)."""
+class _Row(NamedTuple):
+    """The row of a new task, less its id, in ``_COLUMNS`` order."""
+
+    user_id: int
+    chat_id: int
+    kind: str
+    description: str
+    schedule_kind: str
+    schedule_json: str
+    schedule_text: str
+    zone: str
+    execution_json: str
+    misfire: str
+    created_at: str
+    next_run: str
+    due_at: str
+
+
+def _values(new: NewTask, now: datetime) -> _Row:
+    """The row a new task is stored as (its strings built once, for the row and the task)."""
     if new.kind not in KINDS:
         raise TaskError(f"unknown task kind {new.kind!r}; known: {', '.join(KINDS)}")
     description = _checked_description(new.description)
@@ -321,7 +339,7 @@ def _values(new: NewTask, now: datetime) -> tuple[Any, ...]:
         raise TaskError(f"the task's parameters are not plain JSON: {exc}") from None
     first = stamp(new.parsed.first_run)
     schedule = new.parsed.schedule
-    return (
+    return _Row(
         new.owner.user_id,
         new.owner.chat_id,
         new.kind,
@@ -372,18 +390,18 @@ def _edits(
     return change, tuple(values)
 
 
-def _task(new: NewTask, task_id: str, values: tuple[Any, ...], now: datetime) -> Task:
-    """The task just stored from ``values`` (what ``_values`` made of ``new``)."""
+def _task(new: NewTask, task_id: str, row: _Row, now: datetime) -> Task:
+    """The task just stored as ``row`` (what ``_values`` made of ``new``)."""
     return Task(
         id=task_id,
         owner=new.owner,
         kind=new.kind,
-        description=values[3],
+        description=row.description,
         schedule_kind=new.parsed.schedule.kind,
-        schedule_json=values[5],
-        schedule_text=values[6],
+        schedule_json=row.schedule_json,
+        schedule_text=row.schedule_text,
         timezone=new.parsed.schedule.zone,
-        execution_json=values[8],
+        execution_json=row.execution_json,
         misfire=new.misfire,
         status="active",
         created_at=now,
