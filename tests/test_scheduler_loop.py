@@ -322,3 +322,21 @@ async def test_reserved_tasks_are_let_go_at_stop_and_fire_after_a_restart(
         assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]  # no note of a restart
     finally:
         await restarted.close()
+
+
+async def test_a_reserved_task_released_late_fires_with_its_late_note(running, clock, conn):
+    make, store_for, outbox, _, started = running
+    scheduler = make(read_ahead=timedelta(seconds=2))
+    store = store_for(scheduler)
+    task = await store.add(reminder("call mom", "in 5m", clock.now()))
+    await asleep(clock)
+    clock.advance(5 * MINUTE - timedelta(seconds=1))  # reserved, not fired
+    await until(lambda: clock.sleepers() == 1)
+    clock.advance(10 * MINUTE)  # the machine slept through its instant
+    await asyncio.wait_for(outbox.arrived.wait(), 5)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    [text] = outbox.texts()
+    assert text.startswith("⏰ call mom\n(late: was due ")
+    runs = await fetch(conn, "SELECT task_id, status, note FROM task_runs")
+    assert [(r[0], r[1]) for r in runs] == [(task.id, "ok")] and runs[0][2].startswith("late: ")

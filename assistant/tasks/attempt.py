@@ -6,7 +6,6 @@ with a backoff until the attempts run out; a bug is logged with a reference the 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 from collections.abc import Mapping
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from assistant.clock import Clock
 from assistant.errors import RetryableRunError, RunError
+from assistant.tasks.deadline import Deadlines
 from assistant.tasks.delivery import Executor
 from assistant.tasks.runs import Firing, Outcome
 from assistant.tasks.task import Task, TaskKind
@@ -34,6 +34,7 @@ class Attempts:
         self._executors = executors
         self._clock = clock
         self._settings = settings
+        self._deadlines = Deadlines(settings.run_timeout)
 
     def replayable(self, task: Task) -> bool:
         """Whether running this task twice is harmless (so an interrupted run is repeated)."""
@@ -47,7 +48,7 @@ class Attempts:
         try:
             if executor is None:
                 raise RunError(f"this installation cannot run {task.kind} tasks")
-            async with asyncio.timeout(self._settings.run_timeout):
+            async with self._deadlines.within():
                 delivery = await executor.run(firing)
         except RetryableRunError as exc:
             return self._retry_or_fail(firing, started, str(exc))

@@ -51,17 +51,18 @@ WHERE rowid IN (
 )
 RETURNING {COLUMNS}
 """
-# Of reserved tasks, those no longer active and ours when their time comes (a cancel or a
-# pause may have come in between), as one JSON row: each row stepped would hand the GIL over.
+# Of reserved tasks, those no longer active and ours when their time comes, as one JSON row:
+# each row stepped would hand the GIL over.
 _GONE = """
 SELECT json_group_array(id) FROM scheduled_tasks
 WHERE id IN (SELECT value FROM json_each(?)) AND (status != 'active' OR lease_owner IS NOT ?)
 """
-# The runs of on-time firings at their due time, in one statement from their ids.
+# The runs of on-time firings at their due time, in one statement from their ids, of the
+# tasks still active and ours (a cancel or a pause may have come since they were reserved).
 _START_DUE = """
 INSERT INTO task_runs (task_id, scheduled_for, status, started_at)
 SELECT id, due_at, 'running', ? FROM scheduled_tasks
-WHERE id IN (SELECT value FROM json_each(?)) AND true
+WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active' AND lease_owner IS ?
 ON CONFLICT (task_id, scheduled_for) DO UPDATE SET
     status = 'running', attempt = task_runs.attempt + 1, started_at = excluded.started_at,
     finished_at = NULL, error = '', note = ''
@@ -229,18 +230,18 @@ class DueQueue:
     def _begin(
         self, tasks: Sequence[Task], plan: Callable[[Task], Plan], now: datetime
     ) -> list[Plan]:
+        plans = [plan(task) for task in tasks]
+        prompt = [p.task.id for p in plans if on_time(p)]
         with _transaction(self.connection) as db:
+            started = db.execute(_START_DUE, (stamp(now), json.dumps(prompt), self._owner))
+            if started.rowcount == len(plans):
+                return plans  # the usual case: all were on time, and all are still ours
             ids = json.dumps([task.id for task in tasks])
             (gone_ids,) = db.execute(_GONE, (ids, self._owner)).fetchone()
             gone = set(json.loads(gone_ids))
             _each(db, _RELEASE, list(gone))
-            plans = [plan(task) for task in tasks if task.id not in gone]
-            prompt: list[Plan] = []
-            other: list[Plan] = []
-            for p in plans:
-                (prompt if on_time(p) else other).append(p)
-            db.execute(_START_DUE, (stamp(now), json.dumps([p.task.id for p in prompt])))
-            _start_runs(db, other, now)
+            plans = [p for p in plans if p.task.id not in gone]
+            _start_runs(db, [p for p in plans if not on_time(p)], now)
         return plans
 
     def _unreserve(self, tasks: Sequence[Task]) -> None:
