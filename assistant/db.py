@@ -22,6 +22,7 @@ from aiosqlite.context import Result
 
 from assistant.checkpoint import Checkpointer
 from assistant.errors import NotADatabaseError, SchemaTooNewError, StorageError, WriteError
+from assistant.fulltext import indexed
 from assistant.migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -291,6 +292,7 @@ async def _version(session: Session) -> int:
 async def _migrate(conn: aiosqlite.Connection, path: Path, migrations: Sequence[str]) -> None:
     """Apply the pending migrations, each in its own transaction, after a copy of the old."""
     version = await _version(Session(conn))
+    await conn.create_function("fts_indexed", 2, indexed, deterministic=True)  # for 10
     if 0 < version < len(migrations):
         kept = path.with_name(f"{path.name}.schema-{version}.bak")
         await copy_to(conn, kept)

@@ -191,4 +191,24 @@ MIGRATIONS: tuple[str, ...] = (
         since   TEXT NOT NULL
     );
     """,
+    # 10: full-text indexes hold each word behind its owner's mark (see fulltext.py), so a
+    # search reads and ranks its owner's rows only; the owner column goes (messages keep the
+    # chat's token for a search in one chat). Rebuilt from the rows they index.
+    """
+    DROP TABLE notes_fts;
+    CREATE VIRTUAL TABLE notes_fts USING fts5 (
+        body, tags, tokenize = 'unicode61 remove_diacritics 2'
+    );
+    INSERT INTO notes_fts (rowid, body, tags)
+        SELECT id, fts_indexed(content, user_id),
+            fts_indexed((SELECT group_concat(value, ' ') FROM json_each(tags)), user_id)
+        FROM notes;
+    DROP TABLE messages_fts;
+    CREATE VIRTUAL TABLE messages_fts USING fts5 (
+        body, chat, tokenize = 'unicode61 remove_diacritics 2'
+    );
+    INSERT INTO messages_fts (rowid, body, chat)
+        SELECT id, fts_indexed(content, user_id), 'c' || replace(chat_id, '-', 'n')
+        FROM messages WHERE role IN ('user', 'assistant') AND content != '';
+    """,
 )

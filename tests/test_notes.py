@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.db import open_database
 from assistant.errors import ToolError
+from assistant.fulltext import indexed, segment, shown
 from assistant.llm.types import AssistantMessage, ToolCall, UserMessage
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
-from assistant.memory.fts import match_query, segment, unsegment
+from assistant.memory.fts import match_query
 from assistant.memory.notes import Notes
+from assistant.migrations import MIGRATIONS
 from assistant.tools import Executor, Registry, ToolContext
 from assistant.tools.builtin import builtin_tools
 from assistant.tools.services import Services
@@ -60,18 +63,26 @@ async def test_non_latin_text_is_findable(notes, text, query):
     note = await notes.add(1, text)
     (found,) = await notes.search(1, query)
     assert found.id == note.id
-    assert unsegment(found.snippet.replace("[", "").replace("]", "")) == text
+    assert found.snippet.replace("[", "").replace("]", "") == text
 
 
 async def test_fts_syntax_in_a_query_is_taken_as_words(notes):
     await notes.add(1, "near the station OR the park")
     for query in ('"unbalanced', "NEAR(a b)", "content:x", "*", "a AND OR NOT", ")"):
         await notes.search(1, query)  # never an FTS5 syntax error
-    assert match_query("  !!! ", "u1") is None
-    assert match_query('a"b OR', "u1") == 'owner : "u1" AND ("a" AND "b" AND "OR")'
-    assert (
-        segment("東京") == "\u200b東\u200b\u200b京\u200b" and unsegment(segment("東京")) == "東京"
-    )
+    assert match_query("  !!! ", 1) is None
+    assert match_query('a"b OR', 1) == '"u1xa" AND "u1xb" AND "u1xOR"'
+    assert match_query("東京", -5, chat_id=-7) == 'chat : "cn7" AND ("un5x東 un5x京")'
+    assert segment("東京") == "\u200b東\u200b\u200b京\u200b"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["u1xylophone and u12x", "snake_case words, über-ok!", "東京タワー u1x東", "  ", "a\u0301b"],
+)
+def test_indexed_text_is_shown_as_it_was_written(text):
+    assert shown(indexed(text, 1)) == text
+    assert shown(indexed(text, -12)) == text
 
 
 async def test_every_word_first_then_any_word(notes):
@@ -149,3 +160,38 @@ async def test_a_very_common_word_is_ranked_among_the_newest_matches(notes, monk
     assert oldest.id not in found and sorted(found) == [n.id for n in newer[1:]]
     monkeypatch.setattr(fts, "CANDIDATES", 100)
     assert (await notes.search(1, "milk", 1))[0].id == oldest.id
+
+
+async def test_indexes_of_an_older_database_are_rebuilt_under_their_owners(tmp_path, clock):
+    path = tmp_path / "old.db"
+    old = await open_database(path, MIGRATIONS[:9])  # schema 9: the owner as a column
+    async with old.write() as conn:
+        await conn.execute(
+            "INSERT INTO notes (id, user_id, content, tags, created_at) VALUES "
+            "(1, 1, 'the wifi password is on the fridge', '[\"home\"]', '2026-01-01T00:00:00'),"
+            "(2, 2, 'wifi at the office', '[]', '2026-01-01T00:00:00')"
+        )
+        await conn.execute(
+            "INSERT INTO notes_fts (rowid, body, tags, owner) VALUES "
+            "(1, 'the wifi password is on the fridge', 'home', 'u1'), (2, 'wifi at the office', '', 'u2')"
+        )
+        await conn.execute(
+            "INSERT INTO messages (id, chat_id, user_id, session, turn_id, role, content, "
+            "calls, is_error, tokens, created_at) VALUES "
+            "(1, -100, 1, 1, 't', 'user', '明天去东京', '[]', 0, 5, '2026-01-01T00:00:00'),"
+            "(2, -100, 1, 1, 't', 'tool', 'tool output about 东京', '[]', 0, 5, '2026-01-01T00:00:00')"
+        )
+    await old.close()
+    db = await open_database(path)
+    try:
+        notes, conversations = Notes(db, clock), Conversations(db, clock)
+        (found,) = await notes.search(1, "wifi")
+        assert found.id == 1 and found.snippet == "the [wifi] password is on the fridge"
+        assert [f.id for f in await notes.search(1, "home")] == [1]  # tags too
+        assert [f.id for f in await notes.search(2, "wifi")] == [2]  # each their own
+        (said,) = await conversations.search(1, "东京", chat_id=-100)
+        assert said.id == 1 and said.snippet == "明天去[东京]"
+        assert await conversations.search(2, "东京") == []
+        assert len(await notes.list_notes(1)) == 1  # the rows themselves are untouched
+    finally:
+        await db.close()

@@ -13,9 +13,10 @@ from typing import Any
 
 from assistant.clock import Clock
 from assistant.db import Database, Row, Session
+from assistant.fulltext import indexed
 from assistant.llm.tokens import ApproxCounter, TokenCounter, message_tokens
 from assistant.llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
-from assistant.memory.fts import Index, chat_token, owner_tokens, search, segment, user_token
+from assistant.memory.fts import Index, chat_token, search
 from assistant.memory.notes import Found
 
 _INSERT = (
@@ -76,17 +77,16 @@ class Conversations:
                 cursor = await conn.execute(_INSERT, (*row, self._cost(message), at))
                 if not isinstance(message, ToolMessage) and (text := _text(message)):
                     await conn.execute(
-                        "INSERT INTO messages_fts (rowid, body, owner) VALUES (?, ?, ?)",
-                        (cursor.lastrowid, segment(text), owner_tokens(user_id, chat_id)),
+                        "INSERT INTO messages_fts (rowid, body, chat) VALUES (?, ?, ?)",
+                        (cursor.lastrowid, indexed(text, user_id), chat_token(chat_id)),
                     )
 
     async def search(
         self, user_id: int, query: str, chat_id: int | None = None, limit: int = 5
     ) -> list[Found]:
         """The user's past messages that match ``query`` (in one chat, or all), best first."""
-        owner = chat_token(chat_id) if chat_id is not None else user_token(user_id)
         async with self._db.read() as session:
-            hits = await search(session, MESSAGES, query, owner, user_id=user_id, limit=limit)
+            hits = await search(session, MESSAGES, query, user_id, chat_id=chat_id, limit=limit)
         return [
             Found(
                 "message",

@@ -1,9 +1,7 @@
-"""Full-text search helpers: any script findable, queries that cannot break FTS5 syntax.
+"""Full-text search over an owner's rows: queries that cannot break FTS5 syntax, BM25 ranks.
 
-SQLite's unicode61 tokenizer splits words at separators, which Chinese and Japanese do not
-write. So each CJK character is indexed as its own token (a zero-width space, a separator to
-the tokenizer, is put around it) and a CJK word is searched as the phrase of its characters;
-snippets get the zero-width spaces taken out again.
+How text is indexed (CJK per character, each word behind its owner's mark) is in
+``assistant.fulltext``; here are the queries.
 """
 
 from __future__ import annotations
@@ -12,59 +10,34 @@ import re
 from dataclasses import dataclass
 
 from assistant.db import Row, Session
+from assistant.fulltext import searched, shown
 
-_CJK = (
-    "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
-)
-_CJK_CHAR = re.compile(f"([{_CJK}])")
-_SPLIT = "\u200b"
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 16
 CANDIDATES = 2000
 MARK_OPEN, MARK_CLOSE = "[", "]"
 
 
-def segment(text: str) -> str:
-    """Text as it is indexed: each CJK character its own token."""
-    return _CJK_CHAR.sub(f"{_SPLIT}\\1{_SPLIT}", text)
-
-
-def unsegment(text: str) -> str:
-    """Indexed text (a snippet) back as it was written."""
-    return text.replace(_SPLIT, "")
-
-
-def owner_tokens(user_id: int, chat_id: int | None = None) -> str:
-    """The owner column of an indexed row: a token for the user, and one for the chat."""
-    tokens = [user_token(user_id)]
-    if chat_id is not None:
-        tokens.append(chat_token(chat_id))
-    return " ".join(tokens)
-
-
-def user_token(user_id: int) -> str:
-    """The token that marks a user's rows."""
-    return f"u{user_id}".replace("-", "n")
-
-
 def chat_token(chat_id: int) -> str:
-    """The token that marks a chat's rows (group chats have negative ids)."""
+    """The token that marks a chat's messages (group chats have negative ids)."""
     return f"c{chat_id}".replace("-", "n")
 
 
-def match_query(query: str, owner: str, every: bool = True) -> str | None:
-    """An FTS5 MATCH expression: the owner's rows holding every word (or any, if not ``every``).
+def match_query(
+    query: str, user_id: int, chat_id: int | None = None, every: bool = True
+) -> str | None:
+    """An FTS5 MATCH expression: the user's rows (in one chat, if given) holding every word
+    (or any, if not ``every``).
 
-    None when the query has no words. Each word is a quoted phrase, so no input can be read
-    as FTS5 syntax (operators, columns, parentheses).
+    None when the query has no words. Each word is a quoted phrase of the user's tokens, so
+    no input can be read as FTS5 syntax (operators, columns, parentheses).
     """
-    terms = [segment(word).strip(_SPLIT) for word in _WORD.findall(query)][:MAX_TERMS]
+    terms = [searched(word, user_id) for word in _WORD.findall(query)][:MAX_TERMS]
     phrases = [f'"{term}"' for term in terms if term]
     if not phrases:
         return None
     joined = (" AND " if every else " OR ").join(phrases)
-    return f'owner : "{owner}" AND ({joined})'
+    return f'chat : "{chat_token(chat_id)}" AND ({joined})' if chat_id is not None else joined
 
 
 @dataclass(frozen=True)
@@ -86,7 +59,7 @@ class Hit:
 
 
 async def search(
-    conn: Session, index: Index, query: str, owner: str, *, user_id: int, limit: int
+    conn: Session, index: Index, query: str, user_id: int, *, chat_id: int | None = None, limit: int
 ) -> list[Hit]:
     """The best rows of the user holding every word of ``query``, else any of its words.
 
@@ -97,7 +70,7 @@ async def search(
     ranked: dict[int, float] = {}
     expression = ""
     for every in (True, False):
-        expression = match_query(query, owner, every) or ""
+        expression = match_query(query, user_id, chat_id, every) or ""
         if not expression:
             return []
         oldest = await _oldest_candidate(conn, index, expression)
@@ -135,7 +108,7 @@ async def _hits(
         f"FROM {index.fts} WHERE {index.fts} MATCH ? AND rowid IN ({marks})",
         (expression, *ranked),
     ) as cursor:
-        snippets = {row[0]: unsegment(row[1]) for row in await cursor.fetchall()}
+        snippets = {row[0]: shown(row[1]) for row in await cursor.fetchall()}
     async with conn.execute(
         f"SELECT * FROM {index.table} WHERE id IN ({marks}) AND user_id = ?",
         (*ranked, user_id),

@@ -10,9 +10,10 @@ from datetime import datetime
 from assistant.clock import Clock
 from assistant.db import Database, Row
 from assistant.errors import ToolError
-from assistant.memory.fts import Index, owner_tokens, search, segment, user_token
+from assistant.fulltext import indexed
+from assistant.memory.fts import Index, search
 
-NOTES = Index("notes_fts", "notes", "1.0, 0.5, 0.0")
+NOTES = Index("notes_fts", "notes", "1.0, 0.5")
 MAX_NOTE = 10_000
 MAX_TAGS = 10
 
@@ -67,10 +68,9 @@ class Notes:
                 [(first + n, user_id, content, json.dumps(tags, ensure_ascii=False),
                   at.isoformat()) for n, (content, tags) in enumerate(checked)],
             )  # fmt: skip
-            owner = owner_tokens(user_id)
             await conn.executemany(
-                "INSERT INTO notes_fts (rowid, body, tags, owner) VALUES (?, ?, ?, ?)",
-                [(first + n, segment(content), segment(" ".join(tags)), owner)
+                "INSERT INTO notes_fts (rowid, body, tags) VALUES (?, ?, ?)",
+                [(first + n, indexed(content, user_id), indexed(" ".join(tags), user_id))
                  for n, (content, tags) in enumerate(checked)],
             )  # fmt: skip
         return [Note(first + n, c, tuple(t), at) for n, (c, t) in enumerate(checked)]
@@ -98,9 +98,7 @@ class Notes:
     async def search(self, user_id: int, query: str, limit: int = 5) -> list[Found]:
         """The user's notes that match ``query``, best first (BM25)."""
         async with self._db.read() as session:
-            hits = await search(
-                session, NOTES, query, user_token(user_id), user_id=user_id, limit=limit
-            )
+            hits = await search(session, NOTES, query, user_id, limit=limit)
         return [
             Found(
                 "note",
