@@ -52,10 +52,11 @@ class _Within:
 
     __slots__ = ("_deadlines", "_members", "_timeout")
 
+    _members: set[asyncio.Timeout]  # the slice it joined, once entered
+
     def __init__(self, deadlines: Deadlines) -> None:
         self._deadlines = deadlines
         self._timeout = asyncio.Timeout(None)
-        self._members: set[asyncio.Timeout] = set()
 
     async def __aenter__(self) -> None:
         await self._timeout.__aenter__()

@@ -5,35 +5,33 @@ Every statement names the owner, so another user's task is "not found" even by i
 
 from __future__ import annotations
 
-import json
 import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
-from datetime import datetime
-from typing import NamedTuple
 
 from assistant.clock import Clock
 from assistant.db import Database, Row, Session
 from assistant.errors import TaskError, TaskNotFoundError
 from assistant.tasks.reading import Parsed
-from assistant.tasks.schedule import Once, next_after, to_json
-from assistant.tasks.task import COLUMNS, KINDS, LIVE, NewTask, Run, Task, TaskStatus, stamp
+from assistant.tasks.rows import (
+    NEW_COLUMNS,
+    checked_description,
+    edit_values,
+    new_row,
+    stored_task,
+)
+from assistant.tasks.schedule import Once, next_after
+from assistant.tasks.task import COLUMNS, LIVE, NewTask, Run, Task, TaskStatus, stamp
 
 ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: ids are read aloud and typed
 ID_LENGTH = 6
 ID_ATTEMPTS = 8
-MAX_DESCRIPTION = 2000
-_COLUMNS = (
-    "id, user_id, chat_id, task_type, description, schedule_type, schedule_data, schedule_text, "
-    "timezone, execution_data, misfire, created_at, next_run, due_at"
-)
 _LIVE_COUNT = (
     "SELECT COUNT(*) FROM scheduled_tasks WHERE user_id = ? AND status IN ('active', 'paused')"
 )
-_COMPACT = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
-_INSERT = f"INSERT INTO scheduled_tasks ({_COLUMNS}) VALUES ({', '.join('?' * 14)})"
+_INSERT = f"INSERT INTO scheduled_tasks ({NEW_COLUMNS}) VALUES ({', '.join('?' * 14)})"
 _INSERT_WITHIN_LIMIT = (
-    f"INSERT INTO scheduled_tasks ({_COLUMNS}) "
+    f"INSERT INTO scheduled_tasks ({NEW_COLUMNS}) "
     f"SELECT {', '.join('?' * 14)} WHERE ({_LIVE_COUNT}) < ?"
 )
 
@@ -68,7 +66,7 @@ class TaskStore:
     async def add(self, new: NewTask) -> Task:
         """Store a new task, refusing it when its owner is at the limit of live tasks."""
         now = self._clock.now()
-        values = _values(new, now)
+        values = new_row(new, now)
         for _ in range(ID_ATTEMPTS):
             task_id = new_id()
             try:
@@ -82,19 +80,19 @@ class TaskStore:
             if cursor.rowcount == 0:
                 raise self._limit_error()
             self._on_change()
-            return _task(new, task_id, values, now)
+            return stored_task(new, task_id, values, now)
         raise TaskError("could not find a free task id; try again")
 
     async def add_many(self, news: Sequence[NewTask]) -> list[Task]:
         """Store many tasks in one transaction: all of them or, on any refusal, none."""
         now = self._clock.now()
-        rows = [_values(new, now) for new in news]
+        rows = [new_row(new, now) for new in news]
         async with self._db.write() as conn:
             await self._check_room(conn, news)
             ids = await _free_ids(conn, len(rows))
             await conn.executemany(_INSERT, [(i, *row) for i, row in zip(ids, rows, strict=True)])
         self._on_change()
-        return [_task(n, i, row, now) for n, i, row in zip(news, ids, rows, strict=True)]
+        return [stored_task(n, i, row, now) for n, i, row in zip(news, ids, rows, strict=True)]
 
     async def get(self, user_id: int, task_id: str) -> Task:
         """The user's task with this id."""
@@ -225,12 +223,12 @@ class TaskStore:
         task = await self.get(user_id, task_id)
         if parsed is None and text is None:
             raise TaskError("say what to change: a new time, new words, or both")
-        description = _checked_description(text) if text is not None else task.description
+        description = checked_description(text) if text is not None else task.description
         execution: dict[str, object] = dict(task.execution)
         if text is not None and task.kind == "reminder":
             execution["text"] = description
         allowed: tuple[TaskStatus, ...] = (*LIVE, "done") if revive else LIVE
-        changes, values = _edits(description, execution, parsed)
+        changes, values = edit_values(description, execution, parsed)
         return await self._move(user_id, task.id, allowed, changes, values, unleased=True)
 
     async def _move(
@@ -308,107 +306,3 @@ async def _free_ids(conn: Session, count: int) -> list[str]:
                 taken |= {row[0] for row in await cursor.fetchall()}
         ids += [i for i in fresh if i not in taken]
     return ids
-
-
-class _Row(NamedTuple):
-    """The row of a new task, less its id, in ``_COLUMNS`` order."""
-
-    user_id: int
-    chat_id: int
-    kind: str
-    description: str
-    schedule_kind: str
-    schedule_json: str
-    schedule_text: str
-    zone: str
-    execution_json: str
-    misfire: str
-    created_at: str
-    next_run: str
-    due_at: str
-
-
-def _values(new: NewTask, now: datetime) -> _Row:
-    """The row a new task is stored as (its strings built once, for the row and the task)."""
-    if new.kind not in KINDS:
-        raise TaskError(f"unknown task kind {new.kind!r}; known: {', '.join(KINDS)}")
-    description = _checked_description(new.description)
-    try:
-        execution = _COMPACT.encode(dict(new.execution))
-    except (TypeError, ValueError) as exc:
-        raise TaskError(f"the task's parameters are not plain JSON: {exc}") from None
-    first = stamp(new.parsed.first_run)
-    schedule = new.parsed.schedule
-    return _Row(
-        new.owner.user_id,
-        new.owner.chat_id,
-        new.kind,
-        description,
-        schedule.kind,
-        to_json(schedule),
-        spoken(new.parsed),
-        schedule.zone,
-        execution,
-        new.misfire,
-        stamp(now),
-        first,
-        first,
-    )
-
-
-def _checked_description(text: str) -> str:
-    description = text.strip()
-    if not description:
-        raise TaskError("a task needs a description: what should it say or do?")
-    if len(description) > MAX_DESCRIPTION:
-        raise TaskError(f"a description is at most {MAX_DESCRIPTION} characters")
-    return description
-
-
-def spoken(parsed: Parsed) -> str:
-    """How a schedule reads in lists: its normalized description, without the zone."""
-    return parsed.description.removesuffix(f", {parsed.schedule.zone}")
-
-
-def _edits(
-    description: str, execution: dict[str, object], parsed: Parsed | None
-) -> tuple[str, tuple[object, ...]]:
-    """The SET clause and its values for an edit; a new schedule starts afresh."""
-    change = "description = ?, execution_data = ?"
-    values: list[object] = [
-        description,
-        _COMPACT.encode(execution),
-    ]
-    if parsed is not None:
-        first = stamp(parsed.first_run)
-        change += (
-            ", schedule_type = ?, schedule_data = ?, schedule_text = ?, timezone = ?,"
-            " next_run = ?, due_at = ?, attempts = 0, last_error = '', status = 'active'"
-        )
-        schedule = parsed.schedule
-        values += [schedule.kind, to_json(schedule), spoken(parsed), schedule.zone, first, first]
-    return change, tuple(values)
-
-
-def _task(new: NewTask, task_id: str, row: _Row, now: datetime) -> Task:
-    """The task just stored as ``row`` (what ``_values`` made of ``new``)."""
-    return Task(
-        id=task_id,
-        owner=new.owner,
-        kind=new.kind,
-        description=row.description,
-        schedule_kind=new.parsed.schedule.kind,
-        schedule_json=row.schedule_json,
-        schedule_text=row.schedule_text,
-        timezone=new.parsed.schedule.zone,
-        execution_json=row.execution_json,
-        misfire=new.misfire,
-        status="active",
-        created_at=now,
-        last_run=None,
-        next_run=new.parsed.first_run,
-        due_at=new.parsed.first_run,
-        attempts=0,
-        last_error="",
-        leased=False,
-    )
