@@ -72,6 +72,7 @@ async def test_fts_syntax_in_a_query_is_taken_as_words(notes):
         await notes.search(1, query)  # never an FTS5 syntax error
     assert match_query("  !!! ", 1) is None
     assert match_query('a"b OR', 1) == '"u1xa" AND "u1xb" AND "u1xOR"'
+    assert match_query("milk Milk bread milk", 1) == '"u1xmilk" AND "u1xbread"'  # once each
     assert match_query("東京", -5, chat_id=-7) == 'chat : "cn7" AND ("un5x東 un5x京")'
     assert segment("東京") == "\u200b東\u200b\u200b京\u200b"
 

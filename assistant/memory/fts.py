@@ -32,7 +32,9 @@ def match_query(
     None when the query has no words. Each word is a quoted phrase of the user's tokens, so
     no input can be read as FTS5 syntax (operators, columns, parentheses).
     """
-    terms = [searched(word, user_id) for word in _WORD.findall(query)][:MAX_TERMS]
+    # A word said twice is one phrase: each phrase costs BM25 a read of its whole list.
+    words = {word.casefold(): word for word in _WORD.findall(query)}
+    terms = [searched(word, user_id) for word in words.values()][:MAX_TERMS]
     phrases = [f'"{term}"' for term in terms if term]
     if not phrases:
         return None
@@ -63,55 +65,39 @@ async def search(
 ) -> list[Hit]:
     """The best rows of the user holding every word of ``query``, else any of its words.
 
-    Ranking reads only the index; snippets and rows are fetched for the few ranked best. A
-    query matching more than ``CANDIDATES`` rows is ranked among the newest that many, so a
-    very common word costs no more than a rare one.
+    Ranking and snippets come from the index in one statement; rows are fetched for the few
+    ranked best. A query matching more than ``CANDIDATES`` rows is ranked among the newest
+    that many, so a very common word costs no more than a rare one.
     """
-    ranked: dict[int, float] = {}
-    expression = ""
+    ranked: dict[int, tuple[float, str]] = {}
     for every in (True, False):
-        expression = match_query(query, user_id, chat_id, every) or ""
-        if not expression:
+        expression = match_query(query, user_id, chat_id, every)
+        if expression is None:
             return []
-        oldest = await _oldest_candidate(conn, index, expression)
+        # The snippet is made as each candidate is read (on the row the index stands on):
+        # looked up again by rowid afterwards, it cost more than the whole ranking.
         async with conn.execute(
-            f"SELECT rowid, bm25({index.fts}, {index.weights}) AS r FROM {index.fts} "
-            f"WHERE {index.fts} MATCH ? AND rowid >= ? ORDER BY r LIMIT ?",
-            (expression, oldest, limit),
+            f"SELECT rowid, bm25({index.fts}, {index.weights}) AS r, "
+            f"snippet({index.fts}, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) "
+            f"FROM {index.fts} WHERE {index.fts} MATCH ?1 AND rowid >= COALESCE(("
+            f"SELECT rowid FROM {index.fts} WHERE {index.fts} MATCH ?1 "
+            "ORDER BY rowid DESC LIMIT 1 OFFSET ?2), 0) ORDER BY r LIMIT ?3",
+            (expression, CANDIDATES - 1, limit),
         ) as cursor:
-            ranked = {row[0]: row[1] for row in await cursor.fetchall()}
+            ranked = {row[0]: (row[1], shown(row[2])) for row in await cursor.fetchall()}
         if ranked or len(_WORD.findall(query)) < 2:
             break
-    return await _hits(conn, index, expression, ranked, user_id) if ranked else []
-
-
-async def _oldest_candidate(conn: Session, index: Index, expression: str) -> int:
-    async with conn.execute(
-        f"SELECT rowid FROM {index.fts} WHERE {index.fts} MATCH ? "
-        "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (expression, CANDIDATES - 1),
-    ) as cursor:
-        row = await cursor.fetchone()
-    return int(row[0]) if row else 0
+    return await _hits(conn, index, ranked, user_id) if ranked else []
 
 
 async def _hits(
-    conn: Session,
-    index: Index,
-    expression: str,
-    ranked: dict[int, float],
-    user_id: int,
+    conn: Session, index: Index, ranked: dict[int, tuple[float, str]], user_id: int
 ) -> list[Hit]:
+    """The ranked rows that are the user's own, best first."""
     marks = ", ".join("?" * len(ranked))
-    async with conn.execute(
-        f"SELECT rowid, snippet({index.fts}, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16) "
-        f"FROM {index.fts} WHERE {index.fts} MATCH ? AND rowid IN ({marks})",
-        (expression, *ranked),
-    ) as cursor:
-        snippets = {row[0]: shown(row[1]) for row in await cursor.fetchall()}
     async with conn.execute(
         f"SELECT * FROM {index.table} WHERE id IN ({marks}) AND user_id = ?",
         (*ranked, user_id),
     ) as cursor:
         rows = {row["id"]: row for row in await cursor.fetchall()}
-    return [Hit(rows[i], rank, snippets.get(i, "")) for i, rank in ranked.items() if i in rows]
+    return [Hit(rows[i], rank, snippet) for i, (rank, snippet) in ranked.items() if i in rows]
