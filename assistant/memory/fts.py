@@ -32,14 +32,17 @@ def match_query(
     None when the query has no words. Each word is a quoted phrase of the user's tokens, so
     no input can be read as FTS5 syntax (operators, columns, parentheses).
     """
-    # A word said twice is one phrase: each phrase costs BM25 a read of its whole list.
-    words = {word.casefold(): word for word in _WORD.findall(query)}
-    terms = [searched(word, user_id) for word in words.values()][:MAX_TERMS]
+    terms = [searched(word, user_id) for word in _words(query)][:MAX_TERMS]
     phrases = [f'"{term}"' for term in terms if term]
     if not phrases:
         return None
     joined = (" AND " if every else " OR ").join(phrases)
     return f'chat : "{chat_token(chat_id)}" AND ({joined})' if chat_id is not None else joined
+
+
+def _words(query: str) -> list[str]:
+    """The query's words, each once (case aside): each phrase costs BM25 a read of its list."""
+    return list({word.casefold(): word for word in _WORD.findall(query)}.values())
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ async def search(
             (expression, CANDIDATES - 1, limit),
         ) as cursor:
             ranked = {row[0]: (row[1], shown(row[2])) for row in await cursor.fetchall()}
-        if ranked or len(_WORD.findall(query)) < 2:
+        if ranked or len(_words(query)) < 2:
             break
     return await _hits(conn, index, ranked, user_id) if ranked else []
 
