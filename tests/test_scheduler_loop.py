@@ -340,3 +340,39 @@ async def test_a_reserved_task_released_late_fires_with_its_late_note(running, c
     assert text.startswith("⏰ call mom\n(late: was due ")
     runs = await fetch(conn, "SELECT task_id, status, note FROM task_runs")
     assert [(r[0], r[1]) for r in runs] == [(task.id, "ok")] and runs[0][2].startswith("late: ")
+
+
+async def test_a_burst_holds_the_cyclic_collector_off_until_its_runs_are_written(
+    running, clock, conn, monkeypatch
+):
+    import gc
+
+    from assistant.tasks import scheduler as scheduler_module
+
+    monkeypatch.setattr(scheduler_module, "BURST", 3)
+    make, store_for, outbox, _, started = running
+    collecting: list[bool] = []
+    deliver = outbox.deliver
+
+    async def noting(notice):
+        collecting.append(gc.isenabled())
+        return await deliver(notice)
+
+    outbox.deliver = noting
+    scheduler = make()
+    store = store_for(scheduler)
+    for n in range(4):
+        await store.add(reminder(f"burst {n}", "in 5m", clock.now()))
+    await asleep(clock)
+    try:
+        clock.advance(5 * MINUTE)
+        await until(lambda: len(collecting) == 4)
+        done = "SELECT COUNT(*) FROM scheduled_tasks WHERE status = 'done'"
+        await until_stored(conn, done, (), [(4,)])
+        await until(gc.isenabled)
+        assert collecting == [False] * 4  # the four were in memory together: no collection
+        scheduler.stop()
+        await asyncio.wait_for(started[-1], 5)
+        assert gc.isenabled()
+    finally:
+        gc.enable()

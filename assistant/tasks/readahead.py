@@ -8,7 +8,8 @@ second then costs a write, not a read and a parse of every row.
 
 from __future__ import annotations
 
-from collections import deque
+import heapq
+import itertools
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -20,7 +21,9 @@ class ReadAhead:
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._tasks: deque[Task] = deque()
+        # A heap: adding a batch costs its own size, however many are already held.
+        self._tasks: list[tuple[datetime, int, Task]] = []
+        self._order = itertools.count()  # ties keep the order they were reserved in
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -32,21 +35,22 @@ class ReadAhead:
 
     def add(self, tasks: Iterable[Task]) -> None:
         """Hold these reserved tasks until their time."""
-        merged = sorted([*self._tasks, *tasks], key=lambda task: task.next_run)
-        self._tasks = deque(merged)
+        for task in tasks:
+            heapq.heappush(self._tasks, (task.next_run, next(self._order), task))
 
     def next_due(self) -> datetime | None:
         """When the earliest reserved task is due."""
-        return self._tasks[0].next_run if self._tasks else None
+        return self._tasks[0][0] if self._tasks else None
 
     def due(self, now: datetime, most: int) -> list[Task]:
         """Take up to ``most`` reserved tasks whose time has come, earliest first."""
         taken: list[Task] = []
-        while self._tasks and len(taken) < most and self._tasks[0].next_run <= now:
-            taken.append(self._tasks.popleft())
+        while self._tasks and len(taken) < most and self._tasks[0][0] <= now:
+            taken.append(heapq.heappop(self._tasks)[2])
         return taken
 
     def take_all(self) -> list[Task]:
         """Take every reserved task (the scheduler is stopping)."""
-        taken, self._tasks = list(self._tasks), deque()
+        taken = [entry[2] for entry in sorted(self._tasks)]
+        self._tasks = []
         return taken

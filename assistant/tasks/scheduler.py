@@ -14,7 +14,7 @@ import asyncio
 import logging
 import secrets
 import sqlite3
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -23,6 +23,7 @@ from typing import Any
 
 from assistant.clock import Clock, event_or_time
 from assistant.tasks.attempt import Attempts
+from assistant.tasks.collector import Collector
 from assistant.tasks.delivery import Executor, Outbox
 from assistant.tasks.misfire import MisfirePolicy, plan
 from assistant.tasks.queue import Claim, DueQueue
@@ -40,13 +41,14 @@ DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
     "agent_task": 2,
 }
 ERROR_PAUSE = timedelta(seconds=5)
-BACKLOG_BATCHES = 100  # outcomes wait for the loop to catch up, up to this many batches
+BACKLOG_BATCHES = 250  # outcomes wait for the loop to catch up, up to this many batches
 SETTLE_WITHIN = timedelta(seconds=1)  # and at most this long
 # Outcomes written per transaction while tasks may fall due at any moment: a run due then
 # waits for one such write (a few ms) on the database thread, not for a whole batch.
 SETTLE_STEP = 64
 NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
+BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,8 @@ class SchedulerSettings:
     batch_size: int = 500
     shutdown_grace: timedelta = timedelta(seconds=5)
     concurrency: Mapping[TaskKind, int] = field(default_factory=lambda: dict(DEFAULT_CONCURRENCY))
-    read_ahead: timedelta = timedelta(seconds=2)  # tasks due this soon are reserved, up to:
-    reserved_max: int = 20_000
+    read_ahead: timedelta = timedelta(seconds=4)  # tasks due this soon are reserved, up to:
+    reserved_max: int = 100_000
 
     @property
     def lease(self) -> timedelta:
@@ -95,14 +97,16 @@ class Scheduler:
         self._idle.set()
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
         self._ahead = ReadAhead(self._settings.reserved_max)
+        self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
-        self._outcomes: list[Outcome] = []
+        self._outcomes: deque[Outcome] = deque()
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
         self._recorded = asyncio.Event()
         self._stopping = False
         self._closing = False
         self.alive = False  # between recovery and the end of the loop: for /healthz
         self._caught_up = True
+        self._claiming = False  # between a wake and the next wait: due runs are being started
         self._waiting_for_room = False
         self._claimed_at = datetime.min.replace(tzinfo=UTC)
         self._unclaimed: datetime | None = None  # the earliest due not claimed nor reserved
@@ -138,6 +142,7 @@ class Scheduler:
             await self._flush()
         finally:
             self.alive = False
+            self._collector.resume()
 
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""
@@ -176,6 +181,7 @@ class Scheduler:
         # Woken by the clock alone, nothing in the table changed: the earliest task not yet
         # claimed or reserved is still the one read before, and no query is needed to know it.
         while not self._stopping:
+            self._in_memory()
             changed = self._wake.is_set() or self._unclaimed is None
             self._wake.clear()
             try:
@@ -218,7 +224,7 @@ class Scheduler:
         elif unclaimed and unclaimed <= self._claimed_at:
             unclaimed, self._waiting_for_room = None, True  # due, yet not claimed: no room
         elif unclaimed and self._ahead.room > 0 and unclaimed - ahead / 2 <= self._now():
-            room = dict.fromkeys(KINDS, min(self._ahead.room, self._settings.batch_size))
+            room = dict.fromkeys(KINDS, min(self._ahead.room, 4 * self._settings.batch_size))
             claim = Claim(self._now() + ahead, room, self._settings.lease + ahead, _unplanned)
             self._ahead.add(await self.queue.reserve(claim))
             self._unclaimed = await self.queue.next_wake() or NEVER
@@ -297,39 +303,50 @@ class Scheduler:
         return self._caught_up and not any(q.qsize() for q in self._waiting.values())
 
     def _overdue(self) -> bool:
+        if self._claiming:
+            return False  # starting due runs goes first; the backlog's bound still holds
         oldest = self._outcomes[0].finished_at
         return self._clock.now() >= oldest + SETTLE_WITHIN
 
     async def _recorder(self) -> None:
         # One step a write, so that a claim queued behind it waits for one step, not all.
         while not self._closing:
-            until = self._outcomes[0].finished_at + SETTLE_WITHIN if self._outcomes else None
+            # While due runs are being started, the loop's next wait sets the event.
+            deferred = self._claiming or not self._outcomes
+            until = None if deferred else self._outcomes[0].finished_at + SETTLE_WITHIN
             await event_or_time(self._recorded, self._clock, until)
             self._recorded.clear()
             while self._outcomes and (self._may_settle() or self._overdue()):
-                step = self._settings.batch_size if self._backlogged() else SETTLE_STEP
-                if not await self._flush(step):
+                step = self._settle_step()
+                written = await self._flush(step)
+                self._in_memory()
+                if not written:
                     if not self._closing:
                         await self._clock.sleep_until(self._clock.now() + ERROR_PAUSE)
                         self._recorded.set()
                     break
 
+    def _settle_step(self) -> int:
+        # A long backlog goes in larger steps (each write costs less a run), still short enough
+        # that a claim queued behind one waits a few tens of ms.
+        return max(SETTLE_STEP, min(len(self._outcomes) // 16, self._settings.batch_size))
+
     def _backlogged(self) -> bool:
         return len(self._outcomes) >= BACKLOG_BATCHES * self._settings.batch_size
 
     async def _flush(self, most: int | None = None) -> bool:
-        most = len(self._outcomes) if most is None else most
-        batch, self._outcomes = self._outcomes[:most], self._outcomes[most:]
+        most = len(self._outcomes) if most is None else min(most, len(self._outcomes))
+        batch = [self._outcomes.popleft() for _ in range(most)]
         if not batch:
             return True
         try:
             await self.queue.settle(batch)
         except sqlite3.Error:
             log.exception("could not record %d finished runs; will try again", len(batch))
-            self._outcomes = batch + self._outcomes
+            self._outcomes.extendleft(reversed(batch))
             return False
         except BaseException:
-            self._outcomes = batch + self._outcomes
+            self._outcomes.extendleft(reversed(batch))
             raise
         if any(_comes_again(outcome) for outcome in batch):
             self._wake.set()  # a task has a next run (or a lease let go): look at the table
@@ -357,16 +374,23 @@ class Scheduler:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
 
+    def _in_memory(self) -> None:
+        held = len(self._ahead) + len(self._outcomes) + sum(self._held.values())
+        self._collector.held(held)
+
     async def _wait(self, until: datetime | None) -> None:
         # Waiting for workers to make room is not catching up: due tasks are still unclaimed,
         # and claims go before the outcomes' writes.
         self._caught_up = not self._waiting_for_room
+        self._claiming = False
+        self._in_memory()
         if self._outcomes:
             self._recorded.set()
         try:
             await event_or_time(self._wake, self._clock, until)
         finally:
             self._caught_up = False
+            self._claiming = True
 
     def _limit(self, kind: TaskKind) -> int:
         return self._settings.concurrency.get(kind, 1)
