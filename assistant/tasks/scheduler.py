@@ -48,6 +48,7 @@ SETTLE_WITHIN = timedelta(seconds=1)  # and at most this long
 SETTLE_STEP = 64
 NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
+RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
 
@@ -139,7 +140,7 @@ class Scheduler:
                     self._closing = True
                     self._recorded.set()
                     await recorder
-            await self._flush()
+            await self._flush_all()
         finally:
             self.alive = False
             self._collector.resume()
@@ -224,7 +225,7 @@ class Scheduler:
         elif unclaimed and unclaimed <= self._claimed_at:
             unclaimed, self._waiting_for_room = None, True  # due, yet not claimed: no room
         elif unclaimed and self._ahead.room > 0 and unclaimed - ahead / 2 <= self._now():
-            room = dict.fromkeys(KINDS, min(self._ahead.room, 4 * self._settings.batch_size))
+            room = dict.fromkeys(KINDS, self._reserve_step())
             claim = Claim(self._now() + ahead, room, self._settings.lease + ahead, _unplanned)
             self._ahead.add(await self.queue.reserve(claim))
             self._unclaimed = await self.queue.next_wake() or NEVER
@@ -233,6 +234,14 @@ class Scheduler:
             unclaimed -= ahead / 2  # wake to reserve it, with half the read-ahead's worth
         wakes = [w for w in (unclaimed, self._ahead.next_due()) if w is not None]
         return min(wakes) if wakes else None
+
+    def _reserve_step(self) -> int:
+        # A reserve holds the database thread: while reserved runs fall due at any moment, a
+        # small one, so that a run due meanwhile waits a few ms; ahead of a burst, large ones.
+        soon = self._ahead.next_due()
+        quiet = soon is None or soon - self._now() > RESERVE_QUIET
+        step = 4 * self._settings.batch_size if quiet else self._settings.batch_size // 4
+        return min(self._ahead.room, step)
 
     async def _claim(self) -> list[Plan]:
         now = self._claimed_at = self._clock.now()
@@ -333,6 +342,11 @@ class Scheduler:
 
     def _backlogged(self) -> bool:
         return len(self._outcomes) >= BACKLOG_BATCHES * self._settings.batch_size
+
+    async def _flush_all(self) -> None:
+        """Write every outcome still held, a bounded step a transaction."""
+        while self._outcomes and await self._flush(4 * self._settings.batch_size):
+            pass
 
     async def _flush(self, most: int | None = None) -> bool:
         most = len(self._outcomes) if most is None else min(most, len(self._outcomes))
