@@ -9,7 +9,7 @@ import pytest
 
 from assistant.clock import FakeClock
 from assistant.tasks import Delivery, ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
-from assistant.tasks.scheduler import SETTLE_WITHIN
+from assistant.tasks.backlog import SETTLE_WITHIN
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
 

@@ -2,9 +2,10 @@
 
 It waits until the earliest ``next_run`` or until woken (a task added, changed or room freed),
 claims due tasks under a lease in batches, hands them to a fixed pool of workers per kind (as
-many as that kind may run at once), and writes the outcomes back in batches. A claim is not
-tied to free workers: each kind holds up to a few batches in hand, so the next batch is
-claimed while the last one runs. On start it recovers runs a crash interrupted; on stop it lets
+many as that kind may run at once), and hands the outcomes to its backlog (``backlog.py``),
+which writes them back in batches once the firing is done. A claim is not tied to free
+workers: each kind holds up to a few batches in hand, so the next batch is claimed while the
+last one runs. On start it recovers runs a crash interrupted; on stop it lets
 runs in flight finish within a grace and releases the rest, started or not.
 """
 
@@ -14,7 +15,7 @@ import asyncio
 import logging
 import secrets
 import sqlite3
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -23,6 +24,7 @@ from typing import Any
 
 from assistant.clock import Clock, event_or_time
 from assistant.tasks.attempt import Attempts
+from assistant.tasks.backlog import ERROR_PAUSE, Backlog
 from assistant.tasks.collector import Collector
 from assistant.tasks.delivery import Executor, Outbox
 from assistant.tasks.misfire import MisfirePolicy, plan
@@ -40,12 +42,6 @@ DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
     "web_search": 4,
     "agent_task": 2,
 }
-ERROR_PAUSE = timedelta(seconds=5)
-BACKLOG_BATCHES = 250  # outcomes wait for the loop to catch up, up to this many batches
-SETTLE_WITHIN = timedelta(seconds=1)  # and at most this long
-# Outcomes written per transaction while tasks may fall due at any moment: a run due then
-# waits for one such write (a few ms) on the database thread, not for a whole batch.
-SETTLE_STEP = 64
 NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
@@ -100,11 +96,10 @@ class Scheduler:
         self._ahead = ReadAhead(self._settings.reserved_max)
         self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
-        self._outcomes: deque[Outcome] = deque()
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
-        self._recorded = asyncio.Event()
+        batch = self._settings.batch_size
+        self._backlog = Backlog(self.queue, self._reports, clock, batch, self._wake.set)
         self._stopping = False
-        self._closing = False
         self.alive = False  # between recovery and the end of the loop: for /healthz
         self._caught_up = True
         self._claiming = False  # between a wake and the next wait: due runs are being started
@@ -131,16 +126,15 @@ class Scheduler:
         self.alive = True
         try:
             async with asyncio.TaskGroup() as group:
-                recorder = group.create_task(self._recorder())
+                recorder = group.create_task(self._backlog.run(self))
                 workers = self._workers(group.create_task)
                 try:
                     await self._loop(group)
                 finally:
                     await self._drain(workers)
-                    self._closing = True
-                    self._recorded.set()
+                    self._backlog.close()
                     await recorder
-            await self._flush_all()
+            await self._backlog.write_all()
         finally:
             self.alive = False
             self._collector.resume()
@@ -165,14 +159,14 @@ class Scheduler:
     async def fire_due(self) -> int:
         """Fire every task due now, wait for the runs and record them; return how many ran."""
         total = 0
-        await self._flush()
+        await self._backlog.write()
         workers = self._workers(asyncio.ensure_future)
         try:
             while plans := await self._claim():
                 async with asyncio.TaskGroup() as group:
                     self._dispatch(plans, group)
                 await self._idle.wait()
-                await self._flush()
+                await self._backlog.write()
                 total += len(plans)
         finally:
             await self._stop_workers(workers)
@@ -289,7 +283,7 @@ class Scheduler:
     def _end(self, outcome: Outcome) -> None:
         kind = outcome.task.kind
         self._held[kind] -= 1
-        self._record(outcome)
+        self._backlog.add(outcome, self)
         if self._waiting_for_room and self._held[kind] <= self._cap(kind) // 2:
             self._wake.set()  # room for another batch of this kind, which due tasks wait for
         if not self._holding():
@@ -297,75 +291,6 @@ class Scheduler:
 
     def _holding(self) -> bool:
         return any(self._held.values())  # four kinds: cheaper than keeping a total
-
-    def _record(self, outcome: Outcome) -> None:
-        # While due tasks are still being claimed or wait for a worker, outcomes wait: firing
-        # comes first, and the outcomes go in one write when the loop catches up (or when the
-        # backlog grows too long, or the oldest has waited SETTLE_WITHIN).
-        self._outcomes.append(outcome)
-        if self._may_settle() or len(self._outcomes) == 1:
-            self._recorded.set()  # to write, or to start the oldest one's clock
-
-    def _may_settle(self) -> bool:
-        if self._backlogged():
-            return True
-        return self._caught_up and not any(q.qsize() for q in self._waiting.values())
-
-    def _overdue(self) -> bool:
-        if self._claiming:
-            return False  # starting due runs goes first; the backlog's bound still holds
-        oldest = self._outcomes[0].finished_at
-        return self._clock.now() >= oldest + SETTLE_WITHIN
-
-    async def _recorder(self) -> None:
-        # One step a write, so that a claim queued behind it waits for one step, not all.
-        while not self._closing:
-            # While due runs are being started, the loop's next wait sets the event.
-            deferred = self._claiming or not self._outcomes
-            until = None if deferred else self._outcomes[0].finished_at + SETTLE_WITHIN
-            await event_or_time(self._recorded, self._clock, until)
-            self._recorded.clear()
-            while self._outcomes and (self._may_settle() or self._overdue()):
-                step = self._settle_step()
-                written = await self._flush(step)
-                self._in_memory()
-                if not written:
-                    if not self._closing:
-                        await self._clock.sleep_until(self._clock.now() + ERROR_PAUSE)
-                        self._recorded.set()
-                    break
-
-    def _settle_step(self) -> int:
-        # A long backlog goes in larger steps (each write costs less a run), still short enough
-        # that a claim queued behind one waits a few tens of ms.
-        return max(SETTLE_STEP, min(len(self._outcomes) // 16, self._settings.batch_size))
-
-    def _backlogged(self) -> bool:
-        return len(self._outcomes) >= BACKLOG_BATCHES * self._settings.batch_size
-
-    async def _flush_all(self) -> None:
-        """Write every outcome still held, a bounded step a transaction."""
-        while self._outcomes and await self._flush(4 * self._settings.batch_size):
-            pass
-
-    async def _flush(self, most: int | None = None) -> bool:
-        most = len(self._outcomes) if most is None else min(most, len(self._outcomes))
-        batch = [self._outcomes.popleft() for _ in range(most)]
-        if not batch:
-            return True
-        try:
-            await self.queue.settle(batch)
-        except sqlite3.Error:
-            log.exception("could not record %d finished runs; will try again", len(batch))
-            self._outcomes.extendleft(reversed(batch))
-            return False
-        except BaseException:
-            self._outcomes.extendleft(reversed(batch))
-            raise
-        if any(_comes_again(outcome) for outcome in batch):
-            self._wake.set()  # a task has a next run (or a lease let go): look at the table
-        await self._reports.failures(batch)
-        return True
 
     async def _drain(self, workers: list[asyncio.Task[None]]) -> None:
         """Let held runs finish within the grace, then return the unstarted, release the rest."""
@@ -388,8 +313,20 @@ class Scheduler:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
 
+    def settling_allowed(self) -> bool:
+        """Whether the loop caught up and no claimed run waits for a worker."""
+        return self._caught_up and not any(q.qsize() for q in self._waiting.values())
+
+    def starting_runs(self) -> bool:
+        """Whether the loop is starting due runs (between a wake and its next wait)."""
+        return self._claiming
+
+    def written(self) -> None:
+        """A step of outcomes was written: the burst in memory may have ended."""
+        self._in_memory()
+
     def _in_memory(self) -> None:
-        held = len(self._ahead) + len(self._outcomes) + sum(self._held.values())
+        held = len(self._ahead) + len(self._backlog) + sum(self._held.values())
         self._collector.held(held)
 
     async def _wait(self, until: datetime | None) -> None:
@@ -398,8 +335,7 @@ class Scheduler:
         self._caught_up = not self._waiting_for_room
         self._claiming = False
         self._in_memory()
-        if self._outcomes:
-            self._recorded.set()
+        self._backlog.nudge()
         try:
             await event_or_time(self._wake, self._clock, until)
         finally:
@@ -415,11 +351,6 @@ class Scheduler:
 
     def _now(self) -> datetime:
         return self._clock.now()
-
-
-def _comes_again(outcome: Outcome) -> bool:
-    """Whether a settled run leaves its task due again: recurring, retried or let go."""
-    return outcome.status not in ("ok", "error") or outcome.task.schedule_kind != "once"
 
 
 def _unplanned(task: Task) -> Plan:
