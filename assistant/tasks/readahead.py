@@ -9,11 +9,15 @@ second then costs a write, not a read and a parse of every row.
 from __future__ import annotations
 
 import heapq
-import itertools
+from collections import deque
 from collections.abc import Iterable
 from datetime import datetime
 
 from assistant.tasks.task import Task
+
+
+def _due(task: Task) -> datetime:
+    return task.next_run
 
 
 class ReadAhead:
@@ -21,9 +25,7 @@ class ReadAhead:
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        # A heap: adding a batch costs its own size, however many are already held.
-        self._tasks: list[tuple[datetime, int, Task]] = []
-        self._order = itertools.count()  # ties keep the order they were reserved in
+        self._tasks: deque[Task] = deque()
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -35,22 +37,26 @@ class ReadAhead:
 
     def add(self, tasks: Iterable[Task]) -> None:
         """Hold these reserved tasks until their time."""
-        for task in tasks:
-            heapq.heappush(self._tasks, (task.next_run, next(self._order), task))
+        batch = sorted(tasks, key=_due)  # a reserve's kinds, each already in time order
+        if not batch:
+            return
+        if not self._tasks or _due(self._tasks[-1]) <= _due(batch[0]):
+            self._tasks.extend(batch)  # the usual case: they fall due after all held
+        else:  # a task added since falls due before some held: one merge
+            self._tasks = deque(heapq.merge(self._tasks, batch, key=_due))
 
     def next_due(self) -> datetime | None:
         """When the earliest reserved task is due."""
-        return self._tasks[0][0] if self._tasks else None
+        return self._tasks[0].next_run if self._tasks else None
 
     def due(self, now: datetime, most: int) -> list[Task]:
         """Take up to ``most`` reserved tasks whose time has come, earliest first."""
         taken: list[Task] = []
-        while self._tasks and len(taken) < most and self._tasks[0][0] <= now:
-            taken.append(heapq.heappop(self._tasks)[2])
+        while self._tasks and len(taken) < most and self._tasks[0].next_run <= now:
+            taken.append(self._tasks.popleft())
         return taken
 
     def take_all(self) -> list[Task]:
         """Take every reserved task (the scheduler is stopping)."""
-        taken = [entry[2] for entry in sorted(self._tasks)]
-        self._tasks = []
+        taken, self._tasks = list(self._tasks), deque()
         return taken

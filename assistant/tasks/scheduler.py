@@ -44,6 +44,9 @@ DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
 }
 NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
+# A task is reserved this share of the read-ahead before it is due: time enough to reserve a
+# burst of 100,000, and each reserve takes the next quarter of the read-ahead with it.
+RESERVE_AT = 0.75
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
@@ -197,14 +200,16 @@ class Scheduler:
         """Start the reserved tasks whose time has come, a batch a write, each batch at once;
         return how many."""
         # A small first batch fires soon; larger ones after it cost fewer writes, and each is
-        # written while the workers fire the one before.
-        released, most = 0, self._settings.batch_size // 4
+        # written while the workers fire the one before. Toward the end of a burst they get
+        # smaller again, so that the last batch's write is short.
+        batch = self._settings.batch_size
+        released, most = 0, batch // 4
         while due := self._ahead.due(self._now(), most):
             now = self._now()
             begun = await self.queue.begin(due, self._planner(now), now)
             self._dispatch(begun, group)
             released += len(due)
-            most = min(4 * most, 4 * self._settings.batch_size)
+            most = min(4 * most, 16 * batch, max(4 * batch, len(self._ahead) // 4))
         return released
 
     async def _next_wake(self, fresh: bool) -> datetime | None:
@@ -218,22 +223,23 @@ class Scheduler:
             unclaimed = None
         elif unclaimed and unclaimed <= self._claimed_at:
             unclaimed, self._waiting_for_room = None, True  # due, yet not claimed: no room
-        elif unclaimed and self._ahead.room > 0 and unclaimed - ahead / 2 <= self._now():
-            room = dict.fromkeys(KINDS, self._reserve_step())
+        elif unclaimed and self._ahead.room > 0 and unclaimed - ahead * RESERVE_AT <= self._now():
+            room = dict.fromkeys(KINDS, self._reserve_step(unclaimed))
             claim = Claim(self._now() + ahead, room, self._settings.lease + ahead, _unplanned)
             self._ahead.add(await self.queue.reserve(claim))
             self._unclaimed = await self.queue.next_wake() or NEVER
             unclaimed = None if self._unclaimed == NEVER else self._unclaimed
         if unclaimed and self._ahead.room > 0 and unclaimed > self._claimed_at:
-            unclaimed -= ahead / 2  # wake to reserve it, with half the read-ahead's worth
+            unclaimed -= ahead * RESERVE_AT  # wake to reserve it, and what follows it closely
         wakes = [w for w in (unclaimed, self._ahead.next_due()) if w is not None]
         return min(wakes) if wakes else None
 
-    def _reserve_step(self) -> int:
+    def _reserve_step(self, unclaimed: datetime) -> int:
         # A reserve holds the database thread: while reserved runs fall due at any moment, a
-        # small one, so that a run due meanwhile waits a few ms; ahead of a burst, large ones.
+        # small one, so that a run due meanwhile waits a few ms. Ahead of a burst (nothing
+        # reserved is due before what is still to reserve), large ones.
         soon = self._ahead.next_due()
-        quiet = soon is None or soon - self._now() > RESERVE_QUIET
+        quiet = soon is None or soon >= unclaimed or soon - self._now() > RESERVE_QUIET
         step = 4 * self._settings.batch_size if quiet else self._settings.batch_size // 4
         return min(self._ahead.room, step)
 
