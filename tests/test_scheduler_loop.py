@@ -10,6 +10,7 @@ import pytest
 from assistant.clock import FakeClock
 from assistant.tasks import Delivery, ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
 from assistant.tasks.backlog import SETTLE_WITHIN
+from assistant.tasks.scheduler import START_AHEAD
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
 
@@ -376,3 +377,112 @@ async def test_a_burst_holds_the_cyclic_collector_off_until_its_runs_are_written
         assert gc.isenabled()
     finally:
         gc.enable()
+
+
+async def _started_ahead(running, clock, conn, *news):
+    """Reserve these tasks, due in 5 minutes, and move the clock to just before their time."""
+    make, store_for, *_ = running
+    scheduler = make(read_ahead=timedelta(seconds=2))
+    store = store_for(scheduler)
+    tasks = [await store.add(new) for new in news]
+    await asleep(clock)
+    clock.advance(5 * MINUTE - timedelta(seconds=1))  # reserved
+    await until(lambda: clock.sleepers() == 1)
+    clock.advance(timedelta(seconds=1) - START_AHEAD / 2)  # within START_AHEAD of their time
+    return scheduler, tasks
+
+
+async def test_a_reminder_is_started_a_moment_ahead_and_fired_at_its_time(running, clock, conn):
+    _, _, outbox, _, started = running
+    scheduler, [task] = await _started_ahead(
+        running, clock, conn, reminder("call mom", "in 5m", clock.now())
+    )
+    status = "SELECT status FROM task_runs WHERE task_id = ?"
+    await until_stored(conn, status, (task.id,), [("running",)])
+    await until(lambda: clock.sleepers() == 1)
+    assert outbox.notices == []  # its row is written; its time has not come
+    clock.advance(START_AHEAD / 2)
+    await asyncio.wait_for(outbox.arrived.wait(), 5)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]  # on time, with no note
+    assert await fetch(conn, status, (task.id,)) == [("ok",)]
+
+
+async def test_a_call_not_safe_to_repeat_is_started_only_at_its_time(running, clock, conn):
+    _, _, outbox, calls, started = running
+    scheduler, [nudge, post] = await _started_ahead(
+        running,
+        clock,
+        conn,
+        reminder("call mom", "in 5m", clock.now()),
+        call("POST", "in 5m", clock.now()),
+    )
+    runs = "SELECT task_id FROM task_runs"
+    await until_stored(conn, runs, (), [(nudge.id,)])  # the reminder beside it is started
+    await until(lambda: clock.sleepers() == 1)
+    assert await fetch(conn, runs) == [(nudge.id,)]
+    clock.advance(START_AHEAD / 2)
+    await until(lambda: len(calls.calls) == 1)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert [task_id for task_id, _ in calls.calls] == [post.id]
+    assert outbox.texts() == [f"⏰ call mom\ntask {nudge.id}"]
+
+
+async def test_a_run_started_ahead_is_returned_unrun_at_stop_and_fires_after_restart(
+    running, clock, conn, tmp_path
+):
+    _, _, outbox, _, started = running
+    scheduler, [task] = await _started_ahead(
+        running, clock, conn, reminder("call mom", "in 5m", clock.now())
+    )
+    status = "SELECT status FROM task_runs WHERE task_id = ?"
+    await until_stored(conn, status, (task.id,), [("running",)])
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert await fetch(conn, "SELECT * FROM task_runs") == []  # as if never started
+    leased = "SELECT COUNT(*) FROM scheduled_tasks WHERE lease_owner IS NOT NULL"
+    assert await fetch(conn, leased) == [(0,)]
+    restarted = Scheduler(
+        tmp_path / "assistant.db", clock, {"reminder": ReminderExecutor(outbox)}, outbox
+    )
+    try:
+        await restarted.recover()
+        clock.advance(START_AHEAD)
+        assert await restarted.fire_due() == 1
+        assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]  # no note of a restart
+    finally:
+        await restarted.close()
+
+
+async def test_a_crash_after_a_run_was_started_ahead_sends_it_after_restart_with_a_note(
+    running, clock, conn, tmp_path
+):
+    _, _, outbox, _, started = running
+    scheduler, [task] = await _started_ahead(
+        running, clock, conn, reminder("call mom", "in 5m", clock.now())
+    )
+    status = "SELECT status FROM task_runs WHERE task_id = ?"
+    await until_stored(conn, status, (task.id,), [("running",)])
+
+    async def dies(workers) -> None:  # the process dies: nothing is returned or released
+        for worker in workers:
+            worker.cancel()
+
+    scheduler._drain = dies
+    started[-1].cancel()
+    await asyncio.gather(started[-1], return_exceptions=True)
+    assert await fetch(conn, status, (task.id,)) == [("running",)]
+    restarted = Scheduler(
+        tmp_path / "assistant.db", clock, {"reminder": ReminderExecutor(outbox)}, outbox
+    )
+    try:
+        await restarted.recover()
+        clock.advance(START_AHEAD)
+        assert await restarted.fire_due() == 1
+        assert outbox.texts() == [
+            f"⏰ call mom\n(sent again after a restart; it may have arrived already) · task {task.id}"
+        ]
+    finally:
+        await restarted.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from assistant.tasks.task import Task
@@ -49,10 +49,24 @@ class ReadAhead:
         """When the earliest reserved task is due."""
         return self._tasks[0].next_run if self._tasks else None
 
-    def due(self, now: datetime, most: int) -> list[Task]:
-        """Take up to ``most`` reserved tasks whose time has come, earliest first."""
+    def first(self) -> Task | None:
+        """The earliest reserved task, left in place."""
+        return self._tasks[0] if self._tasks else None
+
+    def due(
+        self,
+        now: datetime,
+        most: int,
+        early: Callable[[Task], bool] = lambda task: False,
+        until: datetime | None = None,
+    ) -> list[Task]:
+        """Take up to ``most`` reserved tasks whose time has come, earliest first; those that
+        ``early`` allows may be taken when due by ``until``."""
         taken: list[Task] = []
-        while self._tasks and len(taken) < most and self._tasks[0].next_run <= now:
+        while self._tasks and len(taken) < most:
+            task = self._tasks[0]
+            if task.next_run > now and (until is None or task.next_run > until or not early(task)):
+                break
             taken.append(self._tasks.popleft())
         return taken
 

@@ -15,7 +15,7 @@ import asyncio
 import logging
 import secrets
 import sqlite3
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -47,6 +47,10 @@ HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or runni
 # A task is reserved this share of the read-ahead before it is due: time enough to reserve a
 # burst of 100,000, and each reserve takes the next quarter of the read-ahead with it.
 RESERVE_AT = 0.75
+# A reserved run that is safe to repeat (a reminder, a GET) is started this long before its
+# time, so that only its firing is left at the instant. A crash in between repeats it with the
+# note of a restart; a stop returns it unrun; a cancel in this last moment no longer stops it.
+START_AHEAD = timedelta(milliseconds=250)
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
@@ -97,6 +101,7 @@ class Scheduler:
         self._idle.set()
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
         self._ahead = ReadAhead(self._settings.reserved_max)
+        self._started: deque[Plan] = deque()  # runs started ahead of their time, in its order
         self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
@@ -197,20 +202,28 @@ class Scheduler:
             await self._wait(wake_at)
 
     async def _release(self, group: asyncio.TaskGroup) -> int:
-        """Start the reserved tasks whose time has come, a batch a write, each batch at once;
-        return how many."""
+        """Start the reserved tasks whose time has come (and those safe to repeat that come
+        within ``START_AHEAD``), a batch a write; fire each run at its time; return how many."""
         # A small first batch fires soon; larger ones after it cost fewer writes, and each is
         # written while the workers fire the one before. Toward the end of a burst they get
         # smaller again, so that the last batch's write is short.
         batch = self._settings.batch_size
-        released, most = 0, batch // 4
-        while due := self._ahead.due(self._now(), most):
+        released, most = self._fire_started(group), batch // 4
+        early = self._attempts.replayable
+        while due := self._ahead.due(self._now(), most, early, self._now() + START_AHEAD):
             now = self._now()
-            begun = await self.queue.begin(due, self._planner(now), now)
-            self._dispatch(begun, group)
-            released += len(due)
+            self._started.extend(await self.queue.begin(due, self._planner(now), now))
+            released += len(due) + self._fire_started(group)
             most = min(4 * most, 16 * batch, max(4 * batch, len(self._ahead) // 4))
         return released
+
+    def _fire_started(self, group: asyncio.TaskGroup) -> int:
+        """Hand the started runs whose time has come to the workers; return how many."""
+        now, due = self._now(), []
+        while self._started and self._started[0].scheduled_for <= now:
+            due.append(self._started.popleft())
+        self._dispatch(due, group)
+        return len(due)
 
     async def _next_wake(self, fresh: bool) -> datetime | None:
         """Reserve what falls due within the read-ahead, then say when to look again."""
@@ -231,8 +244,17 @@ class Scheduler:
             unclaimed = None if self._unclaimed == NEVER else self._unclaimed
         if unclaimed and self._ahead.room > 0 and unclaimed > self._claimed_at:
             unclaimed -= ahead * RESERVE_AT  # wake to reserve it, and what follows it closely
-        wakes = [w for w in (unclaimed, self._ahead.next_due()) if w is not None]
+        first = self._started[0].scheduled_for if self._started else None
+        wakes = [w for w in (unclaimed, self._next_start(), first) if w is not None]
         return min(wakes) if wakes else None
+
+    def _next_start(self) -> datetime | None:
+        """When the earliest reserved task is to be started: ahead of its time if it is safe
+        to repeat."""
+        task = self._ahead.first()
+        if task is None:
+            return None
+        return task.next_run - START_AHEAD if self._attempts.replayable(task) else task.next_run
 
     def _reserve_step(self, unclaimed: datetime) -> int:
         # A reserve holds the database thread: while reserved runs fall due at any moment, a
@@ -305,6 +327,12 @@ class Scheduler:
                 self._idle, self._clock, self._now() + self._settings.shutdown_grace
             )
         await self._stop_workers(workers)
+        now, started = self._now(), list(self._started)
+        self._started.clear()
+        for early in started:  # started ahead of a time that has not come: returned unrun
+            replay = isinstance(early, Firing) and early.replay
+            returned = Outcome(early.task, early.scheduled_for, "returned", now, replay=replay)
+            self._backlog.add(returned, self)
         if reserved := self._ahead.take_all():
             await self.queue.unreserve(reserved)
 
@@ -332,7 +360,8 @@ class Scheduler:
         self._in_memory()
 
     def _in_memory(self) -> None:
-        held = len(self._ahead) + len(self._backlog) + sum(self._held.values())
+        held = len(self._ahead) + len(self._started) + len(self._backlog)
+        held += sum(self._held.values())
         self._collector.held(held)
 
     async def _wait(self, until: datetime | None) -> None:
