@@ -392,6 +392,19 @@ async def _started_ahead(running, clock, conn, *news):
     return scheduler, tasks
 
 
+async def _restart_at_its_time(tmp_path, clock, outbox) -> None:
+    """Start another scheduler on the same file, recover, and fire what is due at the time."""
+    restarted = Scheduler(
+        tmp_path / "assistant.db", clock, {"reminder": ReminderExecutor(outbox)}, outbox
+    )
+    try:
+        await restarted.recover()
+        clock.advance(START_AHEAD)
+        assert await restarted.fire_due() == 1
+    finally:
+        await restarted.close()
+
+
 async def test_a_reminder_is_started_a_moment_ahead_and_fired_at_its_time(running, clock, conn):
     _, _, outbox, _, started = running
     scheduler, [task] = await _started_ahead(
@@ -444,16 +457,8 @@ async def test_a_run_started_ahead_is_returned_unrun_at_stop_and_fires_after_res
     assert await fetch(conn, "SELECT * FROM task_runs") == []  # as if never started
     leased = "SELECT COUNT(*) FROM scheduled_tasks WHERE lease_owner IS NOT NULL"
     assert await fetch(conn, leased) == [(0,)]
-    restarted = Scheduler(
-        tmp_path / "assistant.db", clock, {"reminder": ReminderExecutor(outbox)}, outbox
-    )
-    try:
-        await restarted.recover()
-        clock.advance(START_AHEAD)
-        assert await restarted.fire_due() == 1
-        assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]  # no note of a restart
-    finally:
-        await restarted.close()
+    await _restart_at_its_time(tmp_path, clock, outbox)
+    assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]  # no note of a restart
 
 
 async def test_a_crash_after_a_run_was_started_ahead_sends_it_after_restart_with_a_note(
@@ -474,15 +479,7 @@ async def test_a_crash_after_a_run_was_started_ahead_sends_it_after_restart_with
     started[-1].cancel()
     await asyncio.gather(started[-1], return_exceptions=True)
     assert await fetch(conn, status, (task.id,)) == [("running",)]
-    restarted = Scheduler(
-        tmp_path / "assistant.db", clock, {"reminder": ReminderExecutor(outbox)}, outbox
-    )
-    try:
-        await restarted.recover()
-        clock.advance(START_AHEAD)
-        assert await restarted.fire_due() == 1
-        assert outbox.texts() == [
-            f"⏰ call mom\n(sent again after a restart; it may have arrived already) · task {task.id}"
-        ]
-    finally:
-        await restarted.close()
+    await _restart_at_its_time(tmp_path, clock, outbox)
+    assert outbox.texts() == [
+        f"⏰ call mom\n(sent again after a restart; it may have arrived already) · task {task.id}"
+    ]
