@@ -5,8 +5,9 @@ claims due tasks under a lease in batches, hands them to a fixed pool of workers
 many as that kind may run at once), and hands the outcomes to its backlog (``backlog.py``),
 which writes them back in batches once the firing is done. A claim is not tied to free
 workers: each kind holds up to a few batches in hand, so the next batch is claimed while the
-last one runs. On start it recovers runs a crash interrupted; on stop it lets
-runs in flight finish within a grace and releases the rest, started or not.
+last one runs. Tasks due within the read-ahead are reserved before their time, and those safe
+to repeat are started a moment ahead of it. On start it recovers runs a crash interrupted; on
+stop it lets runs in flight finish within a grace and releases the rest, started or not.
 """
 
 from __future__ import annotations
