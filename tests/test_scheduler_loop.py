@@ -483,3 +483,28 @@ async def test_a_crash_after_a_run_was_started_ahead_sends_it_after_restart_with
     assert outbox.texts() == [
         f"⏰ call mom\n(sent again after a restart; it may have arrived already) · task {task.id}"
     ]
+
+
+async def test_a_retry_started_ahead_fires_at_its_retry_time_not_before(running, clock, conn):
+    make, store_for, outbox, _, started = running
+    outbox.failures = 1  # the first send fails: a retry 30 s later
+    scheduler = make(read_ahead=timedelta(seconds=2), retry_base=timedelta(seconds=30))
+    store = store_for(scheduler)
+    task = await store.add(reminder("call mom", "in 5m", clock.now()))
+    await asleep(clock)
+    clock.advance(5 * MINUTE)
+    tried = "SELECT attempts FROM scheduled_tasks WHERE id = ?"
+    await until_stored(conn, tried, (task.id,), [(1,)])
+    await until(lambda: clock.sleepers() == 1)
+    clock.advance(timedelta(seconds=29))  # the retry is reserved
+    await until(lambda: clock.sleepers() == 1)
+    clock.advance(timedelta(seconds=1) - START_AHEAD / 2)  # and started ahead
+    runs = "SELECT status, attempt FROM task_runs WHERE task_id = ?"
+    await until_stored(conn, runs, (task.id,), [("running", 2)])
+    await until(lambda: clock.sleepers() == 1)
+    assert outbox.notices == []  # its row was written early; its time has not come
+    clock.advance(START_AHEAD / 2)
+    await asyncio.wait_for(outbox.arrived.wait(), 5)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert outbox.texts() == [f"⏰ call mom\n(attempt 2) · task {task.id}"]

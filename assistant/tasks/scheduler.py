@@ -103,6 +103,7 @@ class Scheduler:
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
         self._ahead = ReadAhead(self._settings.reserved_max)
         self._started: deque[Plan] = deque()  # runs started ahead of their time, in its order
+        # (a task's next_run: for a retry, the retry's time, later than the slot it is for)
         self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
@@ -221,7 +222,7 @@ class Scheduler:
     def _fire_started(self, group: asyncio.TaskGroup) -> int:
         """Hand the started runs whose time has come to the workers; return how many."""
         now, due = self._now(), []
-        while self._started and self._started[0].scheduled_for <= now:
+        while self._started and self._started[0].task.next_run <= now:
             due.append(self._started.popleft())
         self._dispatch(due, group)
         return len(due)
@@ -245,7 +246,7 @@ class Scheduler:
             unclaimed = None if self._unclaimed == NEVER else self._unclaimed
         if unclaimed and self._ahead.room > 0 and unclaimed > self._claimed_at:
             unclaimed -= ahead * RESERVE_AT  # wake to reserve it, and what follows it closely
-        first = self._started[0].scheduled_for if self._started else None
+        first = self._started[0].task.next_run if self._started else None
         wakes = [w for w in (unclaimed, self._next_start(), first) if w is not None]
         return min(wakes) if wakes else None
 
