@@ -392,6 +392,16 @@ async def _started_ahead(running, clock, conn, *news):
     return scheduler, tasks
 
 
+async def _reminder_started_ahead(running, clock, conn):
+    """One reminder reserved and started ahead: its run row is written, its time not come."""
+    scheduler, [task] = await _started_ahead(
+        running, clock, conn, reminder("call mom", "in 5m", clock.now())
+    )
+    status = "SELECT status FROM task_runs WHERE task_id = ?"
+    await until_stored(conn, status, (task.id,), [("running",)])
+    return scheduler, task
+
+
 async def _restart_at_its_time(tmp_path, clock, outbox) -> None:
     """Start another scheduler on the same file, recover, and fire what is due at the time."""
     restarted = Scheduler(
@@ -407,11 +417,8 @@ async def _restart_at_its_time(tmp_path, clock, outbox) -> None:
 
 async def test_a_reminder_is_started_a_moment_ahead_and_fired_at_its_time(running, clock, conn):
     _, _, outbox, _, started = running
-    scheduler, [task] = await _started_ahead(
-        running, clock, conn, reminder("call mom", "in 5m", clock.now())
-    )
+    scheduler, task = await _reminder_started_ahead(running, clock, conn)
     status = "SELECT status FROM task_runs WHERE task_id = ?"
-    await until_stored(conn, status, (task.id,), [("running",)])
     await until(lambda: clock.sleepers() == 1)
     assert outbox.notices == []  # its row is written; its time has not come
     clock.advance(START_AHEAD / 2)
@@ -447,11 +454,7 @@ async def test_a_run_started_ahead_is_returned_unrun_at_stop_and_fires_after_res
     running, clock, conn, tmp_path
 ):
     _, _, outbox, _, started = running
-    scheduler, [task] = await _started_ahead(
-        running, clock, conn, reminder("call mom", "in 5m", clock.now())
-    )
-    status = "SELECT status FROM task_runs WHERE task_id = ?"
-    await until_stored(conn, status, (task.id,), [("running",)])
+    scheduler, task = await _reminder_started_ahead(running, clock, conn)
     scheduler.stop()
     await asyncio.wait_for(started[-1], 5)
     assert await fetch(conn, "SELECT * FROM task_runs") == []  # as if never started
@@ -465,11 +468,8 @@ async def test_a_crash_after_a_run_was_started_ahead_sends_it_after_restart_with
     running, clock, conn, tmp_path
 ):
     _, _, outbox, _, started = running
-    scheduler, [task] = await _started_ahead(
-        running, clock, conn, reminder("call mom", "in 5m", clock.now())
-    )
+    scheduler, task = await _reminder_started_ahead(running, clock, conn)
     status = "SELECT status FROM task_runs WHERE task_id = ?"
-    await until_stored(conn, status, (task.id,), [("running",)])
 
     async def dies(workers) -> None:  # the process dies: nothing is returned or released
         for worker in workers:

@@ -102,8 +102,9 @@ class Scheduler:
         self._idle.set()
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
         self._ahead = ReadAhead(self._settings.reserved_max)
-        self._started: deque[Plan] = deque()  # runs started ahead of their time, in its order
-        # (a task's next_run: for a retry, the retry's time, later than the slot it is for)
+        # Runs started ahead of their time, in the order of their tasks' next runs (a retry's
+        # next run is its retry time, later than the slot the run is for).
+        self._started: deque[Plan] = deque()
         self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
@@ -329,12 +330,8 @@ class Scheduler:
                 self._idle, self._clock, self._now() + self._settings.shutdown_grace
             )
         await self._stop_workers(workers)
-        now, started = self._now(), list(self._started)
-        self._started.clear()
-        for early in started:  # started ahead of a time that has not come: returned unrun
-            replay = isinstance(early, Firing) and early.replay
-            returned = Outcome(early.task, early.scheduled_for, "returned", now, replay=replay)
-            self._backlog.add(returned, self)
+        while self._started:  # started ahead of a time that has not come: returned unrun
+            self._backlog.add(self._returned(self._started.popleft()), self)
         if reserved := self._ahead.take_all():
             await self.queue.unreserve(reserved)
 
@@ -342,12 +339,15 @@ class Scheduler:
         """Return the claimed runs no worker started; cancel the workers (releasing theirs)."""
         for waiting in self._waiting.values():
             while not waiting.empty():
-                firing = waiting.get_nowait()
-                slot, replay = firing.scheduled_for, firing.replay
-                self._end(Outcome(firing.task, slot, "returned", self._now(), replay=replay))
+                self._end(self._returned(waiting.get_nowait()))
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+
+    def _returned(self, started: Plan) -> Outcome:
+        """A run started but never handed to the executor, given back as it was."""
+        replay = isinstance(started, Firing) and started.replay
+        return Outcome(started.task, started.scheduled_for, "returned", self._now(), replay=replay)
 
     def settling_allowed(self) -> bool:
         """Whether the loop caught up and no claimed run waits for a worker."""
