@@ -255,3 +255,13 @@ async def test_large_replies_are_read_off_the_event_loop() -> None:
     assert ticks > before  # the loop kept serving other work while the big one was read
     task.cancel()
     assert small.calls[0].name == big.calls[0].name == "get_current_time"
+
+
+def test_a_wrapper_marker_inside_an_argument_is_data_and_kept() -> None:
+    call = '{"tool": "note", "args": {"<|call|>": "ends with <|im_end|>"}}'
+    for reply in (f" {call} <|im_end|>", f"```json\n{call}\n```\n<|im_end|>"):
+        result = extract_tool_calls(reply)
+        assert [(c.name, c.arguments) for c in result.calls] == [
+            ("note", {"<|call|>": "ends with <|im_end|>"})
+        ]
+        assert "<|im_end|>" not in result.text.replace("ends with <|im_end|>", "")

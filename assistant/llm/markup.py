@@ -124,7 +124,6 @@ _WRAPPERS = (
 _KINDS: dict[str, Kind] = {
     **dict.fromkeys(_REASONING, "reasoning"),
     **dict.fromkeys((k for k in _BLOCKS if k not in _REASONING), "block"),
-    **dict.fromkeys(_WRAPPERS, "stray"),
     "```": "fence",  # a Markdown fence holds JSON or code, never model markup: kept as is
     "<|end|>": "stray",  # harmony's end of a message; also the closer of its analysis
     "[TOOL_CALLS]": "name_json",
@@ -138,6 +137,13 @@ _LINE_END = re.compile(r"[^\S\n]*+(?:\n|\Z)")
 _MISTRAL_NAME = re.compile(r"\s*+([A-Za-z_][\w.\-]*+)(?:\[CALL_ID\][\w\-]{0,64})?(?:\[ARGS\])?")
 _HARMONY_TO = re.compile(r"to=functions\.([\w.\-]+)")
 MARKERS = (*_KINDS, *_WRAPPERS, "</think>")  # what a streamed reply holds back
+# Wrapper markers are noise around calls, but text inside a Markdown fence and data inside a
+# JSON string (an argument may hold one): fences and strings are matched whole and kept.
+_UNWRAP = re.compile(
+    r'```.*?(?:```|\Z)|"(?:[^"\\\n]|\\.)*+"|'
+    + "|".join(map(re.escape, sorted(_WRAPPERS, key=len, reverse=True))),
+    re.S,
+)
 _THINK = re.compile(r"<think>.*?</think>", re.S)
 _SPACE = re.compile(r"\s*+")
 _MESSAGE, _HEADER_MAX = "<|message|>", 256
@@ -149,19 +155,24 @@ def read_markup(text: str) -> Extraction:
 
 
 def _unwrapped(text: str) -> str:
-    """The text without wrapper and end-of-turn markers: one C-speed pass per marker. With a
-    Markdown fence in the reply they are removed one by one instead, outside fences only."""
+    """The text without wrapper and end-of-turn markers, except inside fences and JSON strings:
+    one C-speed search per marker, and one pass when any is there. With a Markdown fence in
+    the reply, harmony's end and reasoning are left to the marker pass, outside fences only."""
+    if any(wrapper in text for wrapper in _WRAPPERS):
+        text = _UNWRAP.sub(_kept, text)
     if "```" in text:
         return text
-    for wrapper in _WRAPPERS:
-        if wrapper in text:
-            text = text.replace(wrapper, "")
     if "<|end|>" in text and "<|channel|>analysis" not in text:  # else it closes analysis
         text = text.replace("<|end|>", "")
     if text.rfind("</think>") > text.rfind("<think>") >= 0:
         # Every <think> has a </think> after it, so each lazy match reads only its own span.
         text = _THINK.sub("", text)
     return text
+
+
+def _kept(match: re.Match[str]) -> str:
+    token = match.group()
+    return token if token.startswith(("```", '"')) else ""
 
 
 def without_reasoning(text: str) -> str:
