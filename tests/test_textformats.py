@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
 import pytest
 
-from assistant.llm.markup import without_reasoning
+from assistant.llm.markup import MARKERS, without_reasoning
 from assistant.llm.modes import ToolModeModel
 from assistant.llm.textcalls import extract_tool_calls
 from assistant.llm.textmode import HeldBack
@@ -201,6 +202,40 @@ def test_a_call_inside_reasoning_is_never_run_or_shown(reply: str) -> None:
     assert result.calls == () and result.broken == ()
     assert result.text == "Hello!"
     assert without_reasoning(reply) == "Hello!"
+
+
+# A marker that an argument holds is its text: in a bare, fenced or tagged call alike.
+IN_STRINGS = sorted({*MARKERS, "</tool_call>", "<|message|>"})
+SHAPES = {
+    "bare": "Sure. {call} Done.",
+    "fenced": "Sure.\n```json\n{call}\n```\nDone.",
+    "tagged": "Sure.<tool_call>{call}</tool_call>Done.",
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("marker", IN_STRINGS)
+def test_a_marker_inside_an_argument_is_kept_as_data(marker: str, shape: str) -> None:
+    arguments = {"text": f"before {marker} after", marker: [marker]}
+    call = json.dumps({"name": "save_note", "arguments": arguments}, ensure_ascii=False)
+    result = extract_tool_calls(SHAPES[shape].format(call=call))
+    assert [(c.name, c.arguments) for c in result.calls] == [("save_note", arguments)]
+    assert result.broken == ()
+
+
+def test_reasoning_beside_a_call_is_still_removed() -> None:
+    call = json.dumps({"tool": "save_note", "args": {"text": "a </think> b <|end|>"}})
+    reply = f"<think>secret</think>Saving.<|end|> {call} Done.<|end|>"
+    result = extract_tool_calls(reply)
+    assert [c.arguments for c in result.calls] == [{"text": "a </think> b <|end|>"}]
+    assert result.text == "Saving.  Done."
+    assert without_reasoning(f"<think>secret</think>Hi {call}") == f"Hi {call}"
+
+
+def test_an_orphan_close_after_a_call_holding_one_is_found() -> None:
+    call = json.dumps({"tool": "save_note", "args": {"text": "</think>"}})
+    result = extract_tool_calls(f"I could call {call}</think>Hello!")
+    assert result.calls == () and result.text == "Hello!"
 
 
 BROKEN = [

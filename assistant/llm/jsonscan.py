@@ -10,6 +10,12 @@ from typing import Any
 _FIRST_SLICE = 256
 _CUT_MARGIN = 8
 _DECODER = json.JSONDecoder()
+CALL_KEY = r'"(?:tool|name|type|function|args|arguments|parameters|input)"\s*+:'
+_CALL_KEY = re.compile(CALL_KEY)
+# The object that a call key opens: "{" or "[{" just before it, within a bounded look-back.
+_OPENING = re.compile(r"(?:\[\s*+)?\{\s*+\Z")
+_LOOK_BACK = 64
+MAX_UNREADABLE = 16  # broken objects read per reply before the rest is taken as prose
 
 
 class Unreadable(Exception):
@@ -63,3 +69,51 @@ class Next:
                 match = self._needle.search(self._text, start)
                 self._at = match.start() if match else len(self._text)
         return self._at
+
+
+def call_opening(text: str, key: int, floor: int) -> int | None:
+    """Where the object that the call key at ``key`` opens begins, not before ``floor``."""
+    match = _OPENING.search(text, max(floor, key - _LOOK_BACK), key)
+    return None if match is None else match.start()
+
+
+def has_call_key(text: str) -> bool:
+    """Whether the text holds a JSON call key anywhere, in one C-speed search."""
+    return _CALL_KEY.search(text) is not None
+
+
+class Objects:
+    """The JSON values that call keys open, left to right, each decoded at most once.
+
+    Their strings are data: a model marker inside one is an argument's text, not markup.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text, self._keys = text, Next(_CALL_KEY, text)
+        self._read_to, self._unreadable = 0, 0
+
+    def before(self, start: int, stop: int) -> tuple[int, int] | None:
+        """The span of the first such value beginning in ``[start, stop)``, if there is one.
+
+        A value that cannot be decoded spans what the decoder read of it.
+        """
+        start = max(start, self._read_to)
+        while self._unreadable < MAX_UNREADABLE:
+            key = self._keys.at_or_after(start)
+            if key >= stop:
+                return None
+            begin = call_opening(self._text, key, start)
+            if begin is None:
+                start = key + 1
+                continue
+            try:
+                end = raw_decode(self._text, begin)[1]
+            except Unreadable as exc:
+                self._unreadable += 1
+                end = max(exc.pos, key + 1)
+            except RecursionError:
+                self._unreadable = MAX_UNREADABLE
+                return None
+            self._read_to = end
+            return begin, end
+        return None

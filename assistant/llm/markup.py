@@ -8,7 +8,8 @@ dropped: a call inside it is never run and the user never sees it. Wrapper marke
 JSON are removed so that the JSON reader sees plain JSON.
 
 One pass: markers are found by one regular expression, each segment is read once, and
-closing markers are sought through a cache, so a missing one costs one search in all.
+closing markers are sought through a cache, so a missing one costs one search in all. A JSON
+value that a call key opens is read whole and kept: a marker in its strings is data.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Literal, assert_never
 
 from assistant.llm import callsyntax
 from assistant.llm.callsyntax import Broken, Parsed
-from assistant.llm.jsonscan import Next, Unreadable, find, raw_decode
+from assistant.llm.jsonscan import Next, Objects, Unreadable, find, has_call_key, raw_decode
 from assistant.llm.types import BrokenCall, Extraction, ToolCall
 
 Kind = Literal["reasoning", "block", "stray", "name_json", "harmony", "fence"]
@@ -160,9 +161,22 @@ def _unwrapped(text: str) -> str:
     the reply, harmony's end and reasoning are left to the marker pass, outside fences only."""
     if any(wrapper in text for wrapper in _WRAPPERS):
         text = _UNWRAP.sub(_kept, text)
-    if "```" in text:
+    if "```" in text or ("<|end|>" not in text and "</think>" not in text):
         return text
-    if "<|end|>" in text and "<|channel|>analysis" not in text:  # else it closes analysis
+    ends = "<|channel|>analysis" not in text  # else <|end|> closes the analysis
+    if not has_call_key(text):
+        return _swept(text, ends=ends)
+    # Swept between the JSON values that call keys open: in their strings a marker is data.
+    objects, pos, pieces = Objects(text), 0, list[str]()
+    while (value := objects.before(pos, len(text))) is not None:
+        pieces += (_swept(text[pos : value[0]], ends=ends), text[value[0] : value[1]])
+        pos = value[1]
+    return "".join((*pieces, _swept(text[pos:], ends=ends)))
+
+
+def _swept(text: str, *, ends: bool) -> str:
+    """The text without harmony's ends and closed reasoning blocks, at C speed."""
+    if ends and "<|end|>" in text:
         text = text.replace("<|end|>", "")
     if text.rfind("</think>") > text.rfind("<think>") >= 0:
         # Every <think> has a </think> after it, so each lazy match reads only its own span.
@@ -191,6 +205,7 @@ class _Markup:
         self.calls: list[ToolCall] = []
         self.broken: list[BrokenCall] = []
         self._marks = _Markers(text)
+        self._objects = Objects(text)
         self._lines = "\n" + text  # a match at i here is the line starting at i in ``text``
         self._bare = Next(_BARE_PYTHON, self._lines)
         self._closers: dict[str, Next] = {}
@@ -201,9 +216,13 @@ class _Markup:
         while len(self.calls) < 256 and len(self.broken) < 16:
             mark, marker = self._marks.at_or_after(pos)
             bare = self._bare.at_or_after(pos) if self._bare_left else len(text)
-            if min(mark, bare) >= len(text):
-                break
             at = min(mark, bare)
+            if at >= len(text):
+                break
+            if (value := self._objects.before(pos, at)) is not None:
+                self.kept.append(text[pos : value[1]])
+                pos = value[1]
+                continue
             self.kept.append(text[pos:at])
             pos = self._bare_python(at) if bare < mark else self._marker(marker, at)
         self.kept.append(text[pos:])
@@ -333,11 +352,19 @@ class _Markers:
 
 
 def _after_orphan_reasoning(text: str) -> int:
-    """Where the answer starts when the template opened ``<think>`` and the model closed it."""
-    close = text.find("</think>")
-    if close < 0 or "<think>" in text[:close]:
+    """Where the answer starts when the template opened ``<think>`` and the model closed it.
+
+    That is after the first ``</think>`` with no ``<think>`` before it, both outside JSON calls.
+    """
+    if "</think>" not in text:
         return 0
-    return close + len("</think>")
+    opens, closes, objects, pos = Next("<think>", text), Next("</think>", text), Objects(text), 0
+    while (close := closes.at_or_after(pos)) < len(text):
+        first = min(close, opens.at_or_after(pos))
+        if (value := objects.before(pos, first)) is None:
+            return close + len("</think>") if first == close else 0
+        pos = value[1]
+    return 0
 
 
 def _balanced_end(text: str, bracket: int, limit: int) -> int:

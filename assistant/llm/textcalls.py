@@ -16,20 +16,17 @@ import json
 import re
 from typing import Any
 
-from assistant.llm.jsonscan import Next, Unreadable, find, raw_decode
+from assistant.llm.jsonscan import CALL_KEY, Next, Unreadable, call_opening, find, raw_decode
 from assistant.llm.markup import read_markup
 from assistant.llm.types import BrokenCall, Extraction, ToolCall
 
 _FENCE, _TAG_OPEN, _TAG_CLOSE = "```", "<tool_call>", "</tool_call>"
 _FENCE_OPEN = re.compile(r"```([A-Za-z0-9_+-]*+)[^\S\n]*+\n?")
 _JSON_LANGS = frozenset({"", "json", "jsonc", "json5", "tool", "tool_call", "tool_code"})
-_KEY = r'"(?:tool|name|type|function|args|arguments|parameters|input)"\s*+:'
+_KEY = CALL_KEY
 # Text is scanned for call keys, which start with a quote, so junk of brackets is skipped in C.
 _NEXT = re.compile(rf"{_FENCE}|{_TAG_OPEN}|{_KEY}")
 _KEY_ONLY = re.compile(_KEY)
-# The object that a call key opens: "{" or "[{" just before it, within a bounded look-back.
-_OPENING = re.compile(r"(?:\[\s*+)?\{\s*+\Z")
-_LOOK_BACK = 64
 # A block that means to be a call but has no quoted call key: {tool: "x"}, {'name': ...}.
 _LOOSE_KEY = re.compile(r"[{,]\s*+'?(?:tool|name|function|args|arguments)\b'?\s*+:")
 _ANY_KEY = re.compile(f"{_KEY}|{_LOOSE_KEY.pattern}")
@@ -122,8 +119,7 @@ class _Reader:
         """Where the block or call object of a match begins; None for a key inside something."""
         if not match.group().startswith('"'):
             return match.start()
-        opening = _OPENING.search(self.text, max(pos, match.start() - _LOOK_BACK), match.start())
-        return None if opening is None else opening.start()
+        return call_opening(self.text, match.start(), pos)
 
     def _dispatch(self, token: str, begin: int) -> int:
         if token == _FENCE:
