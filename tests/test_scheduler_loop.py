@@ -429,6 +429,30 @@ async def test_a_reminder_is_started_a_moment_ahead_and_fired_at_its_time(runnin
     assert await fetch(conn, status, (task.id,)) == [("ok",)]
 
 
+async def test_a_started_run_fires_on_time_while_the_loop_waits_for_the_database(
+    running, clock, conn
+):
+    _, _, outbox, _, started = running
+    scheduler, task = await _reminder_started_ahead(running, clock, conn)
+    await until(lambda: clock.sleepers() == 1)
+    stalled, gate, claim = asyncio.Event(), asyncio.Event(), scheduler.queue.claim
+
+    async def stalling_claim(request):  # a disk stall under the loop's next read
+        stalled.set()
+        await gate.wait()
+        return await claim(request)
+
+    scheduler.queue.claim = stalling_claim
+    scheduler.wake()
+    await asyncio.wait_for(stalled.wait(), 5)
+    clock.advance(START_AHEAD / 2)
+    await asyncio.wait_for(outbox.arrived.wait(), 5)  # its row is written: it needs no more
+    gate.set()
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]
+
+
 async def test_a_call_not_safe_to_repeat_is_started_only_at_its_time(running, clock, conn):
     _, _, outbox, calls, started = running
     scheduler, [nudge, post] = await _started_ahead(
@@ -440,7 +464,7 @@ async def test_a_call_not_safe_to_repeat_is_started_only_at_its_time(running, cl
     )
     runs = "SELECT task_id FROM task_runs"
     await until_stored(conn, runs, (), [(nudge.id,)])  # the reminder beside it is started
-    await until(lambda: clock.sleepers() == 1)
+    await until(lambda: clock.sleepers() == 2)  # the loop waits for the POST, the firer for it
     assert await fetch(conn, runs) == [(nudge.id,)]
     clock.advance(START_AHEAD / 2)
     await until(lambda: len(calls.calls) == 1)

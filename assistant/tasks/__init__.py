@@ -6,7 +6,8 @@ from assistant.tasks.reading import Parsed
 from assistant.tasks.recurring import parse_recurring
 from assistant.tasks.runs import Firing
 from assistant.tasks.schedule import Cron, Interval, Once, Schedule, next_after
-from assistant.tasks.scheduler import Scheduler, SchedulerSettings
+from assistant.tasks.scheduler import Scheduler
+from assistant.tasks.settings import SchedulerSettings
 from assistant.tasks.store import TaskStore
 from assistant.tasks.task import NewTask, Owner, Run, Task, TaskKind
 

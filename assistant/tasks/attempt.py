@@ -20,7 +20,7 @@ from assistant.tasks.runs import Firing, Outcome
 from assistant.tasks.task import Task, TaskKind
 
 if TYPE_CHECKING:
-    from assistant.tasks.scheduler import SchedulerSettings
+    from assistant.tasks.settings import SchedulerSettings
 
 log = logging.getLogger(__name__)
 

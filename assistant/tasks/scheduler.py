@@ -6,7 +6,8 @@ many as that kind may run at once), and hands the outcomes to its backlog (``bac
 which writes them back in batches once the firing is done. A claim is not tied to free
 workers: each kind holds up to a few batches in hand, so the next batch is claimed while the
 last one runs. Tasks due within the read-ahead are reserved before their time, and those safe
-to repeat are started a moment ahead of it. On start it recovers runs a crash interrupted; on
+to repeat are started a moment ahead of it and fired at their time by a task of their own,
+which no write of the loop's holds back. On start it recovers runs a crash interrupted; on
 stop it lets runs in flight finish within a grace and releases the rest, started or not.
 """
 
@@ -18,7 +19,6 @@ import secrets
 import sqlite3
 from collections import defaultdict, deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -33,16 +33,11 @@ from assistant.tasks.queue import Claim, DueQueue
 from assistant.tasks.readahead import ReadAhead
 from assistant.tasks.reports import Reports
 from assistant.tasks.runs import Dropped, Firing, Outcome, Plan
+from assistant.tasks.settings import SchedulerSettings
 from assistant.tasks.task import KINDS, Task, TaskKind
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
-    "reminder": 256,
-    "api_call": 8,
-    "web_search": 4,
-    "agent_task": 2,
-}
 NEVER = datetime.max.replace(tzinfo=UTC)  # no task is waiting to be claimed
 HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or running
 # A task is reserved this share of the read-ahead before it is due: time enough to reserve a
@@ -54,28 +49,6 @@ RESERVE_AT = 0.75
 START_AHEAD = timedelta(milliseconds=250)
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
-
-
-@dataclass(frozen=True)
-class SchedulerSettings:
-    """Timing and bounds of the scheduler; the defaults are the config's."""
-
-    grace: timedelta = timedelta(hours=24)
-    max_attempts: int = 5
-    retry_base: timedelta = timedelta(seconds=30)
-    retry_max: timedelta = timedelta(hours=1)
-    run_timeout: float = 120.0
-    report_timeout: float = 30.0
-    batch_size: int = 500
-    shutdown_grace: timedelta = timedelta(seconds=5)
-    concurrency: Mapping[TaskKind, int] = field(default_factory=lambda: dict(DEFAULT_CONCURRENCY))
-    read_ahead: timedelta = timedelta(seconds=4)  # tasks due this soon are reserved, up to:
-    reserved_max: int = 100_000
-
-    @property
-    def lease(self) -> timedelta:
-        """How long a claim holds: a run's timeout and a margin."""
-        return timedelta(seconds=self.run_timeout + 60)
 
 
 class Scheduler:
@@ -105,6 +78,7 @@ class Scheduler:
         # Runs started ahead of their time, in the order of their tasks' next runs (a retry's
         # next run is its retry time, later than the slot the run is for).
         self._started: deque[Plan] = deque()
+        self._more_started = asyncio.Event()
         self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
@@ -130,6 +104,7 @@ class Scheduler:
         """Ask ``run`` to stop claiming, let runs in flight finish, and return."""
         self._stopping = True
         self._wake.set()
+        self._more_started.set()
 
     async def run(self) -> None:
         """Recover, then fire tasks as they fall due until ``stop``."""
@@ -138,6 +113,7 @@ class Scheduler:
         try:
             async with asyncio.TaskGroup() as group:
                 recorder = group.create_task(self._backlog.run(self))
+                group.create_task(self._fire_on_time(group))
                 workers = self._workers(group.create_task)
                 try:
                     await self._loop(group)
@@ -216,9 +192,20 @@ class Scheduler:
         while due := self._ahead.due(self._now(), most, early, self._now() + START_AHEAD):
             now = self._now()
             self._started.extend(await self.queue.begin(due, self._planner(now), now))
+            self._more_started.set()
             released += len(due) + self._fire_started(group)
             most = min(4 * most, 16 * batch, max(4 * batch, len(self._ahead) // 4))
         return released
+
+    async def _fire_on_time(self, group: asyncio.TaskGroup) -> None:
+        """Fire started runs at their time, also while the loop waits for the database: a slow
+        write (a disk stall of 100 ms) would otherwise hold back runs whose rows are written."""
+        while not self._stopping:
+            first = self._started[0].task.next_run if self._started else None
+            await event_or_time(self._more_started, self._clock, first)
+            self._more_started.clear()
+            if not self._stopping:
+                self._fire_started(group)
 
     def _fire_started(self, group: asyncio.TaskGroup) -> int:
         """Hand the started runs whose time has come to the workers; return how many."""
@@ -247,8 +234,7 @@ class Scheduler:
             unclaimed = None if self._unclaimed == NEVER else self._unclaimed
         if unclaimed and self._ahead.room > 0 and unclaimed > self._claimed_at:
             unclaimed -= ahead * RESERVE_AT  # wake to reserve it, and what follows it closely
-        first = self._started[0].task.next_run if self._started else None
-        wakes = [w for w in (unclaimed, self._next_start(), first) if w is not None]
+        wakes = [w for w in (unclaimed, self._next_start()) if w is not None]
         return min(wakes) if wakes else None
 
     def _next_start(self) -> datetime | None:

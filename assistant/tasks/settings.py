@@ -1,0 +1,38 @@
+"""The scheduler's timing and bounds, as the config sets them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from assistant.tasks.task import TaskKind
+
+DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
+    "reminder": 256,
+    "api_call": 8,
+    "web_search": 4,
+    "agent_task": 2,
+}
+
+
+@dataclass(frozen=True)
+class SchedulerSettings:
+    """Timing and bounds of the scheduler; the defaults are the config's."""
+
+    grace: timedelta = timedelta(hours=24)
+    max_attempts: int = 5
+    retry_base: timedelta = timedelta(seconds=30)
+    retry_max: timedelta = timedelta(hours=1)
+    run_timeout: float = 120.0
+    report_timeout: float = 30.0
+    batch_size: int = 500
+    shutdown_grace: timedelta = timedelta(seconds=5)
+    concurrency: Mapping[TaskKind, int] = field(default_factory=lambda: dict(DEFAULT_CONCURRENCY))
+    read_ahead: timedelta = timedelta(seconds=4)  # tasks due this soon are reserved, up to:
+    reserved_max: int = 100_000
+
+    @property
+    def lease(self) -> timedelta:
+        """How long a claim holds: a run's timeout and a margin."""
+        return timedelta(seconds=self.run_timeout + 60)
