@@ -10,7 +10,11 @@ import pytest
 from assistant.clock import FakeClock
 from assistant.tasks import Delivery, ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
 from assistant.tasks.backlog import SETTLE_WITHIN
-from assistant.tasks.scheduler import START_AHEAD
+from assistant.tasks.oneshot import describe
+from assistant.tasks.reading import Parsed
+from assistant.tasks.schedule import Once
+from assistant.tasks.scheduler import START_AHEAD, START_GROUP
+from assistant.tasks.task import NewTask
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
 
@@ -451,6 +455,36 @@ async def test_a_started_run_fires_on_time_while_the_loop_waits_for_the_database
     scheduler.stop()
     await asyncio.wait_for(started[-1], 5)
     assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]
+
+
+def _reminder_at(text: str, when) -> NewTask:
+    parsed = Parsed(Once(when, "UTC"), describe(when, "UTC"), when, text)
+    return NewTask(ALICE, "reminder", text, parsed, {"text": text})
+
+
+async def test_runs_due_close_together_are_started_in_one_write(running, clock, conn):
+    make, store_for, outbox, _, started = running
+    scheduler = make(read_ahead=timedelta(seconds=2))
+    store, due = store_for(scheduler), clock.now() + 5 * MINUTE
+    within = START_GROUP - START_AHEAD - timedelta(milliseconds=20)
+    group = [_reminder_at("first", due), _reminder_at("soon after", due + within)]
+    tasks = [await store.add(new) for new in (*group, _reminder_at("later", due + START_GROUP))]
+    writes, begin = [], scheduler.queue.begin
+
+    async def counted_begin(*args):
+        writes.append(len(args[0]))
+        return await begin(*args)
+
+    scheduler.queue.begin = counted_begin
+    await asleep(clock)
+    clock.advance(5 * MINUTE - START_AHEAD)  # the first one's start
+    runs = "SELECT task_id FROM task_runs ORDER BY task_id"
+    await until_stored(conn, runs, (), sorted((t.id,) for t in tasks[:2]))
+    assert writes == [2]  # the one due soon after came with it; the later one waits
+    clock.advance(START_AHEAD + START_GROUP)  # all three are due
+    await until(lambda: len(outbox.notices) == 3)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
 
 
 async def test_a_call_not_safe_to_repeat_is_started_only_at_its_time(running, clock, conn):

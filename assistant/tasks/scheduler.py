@@ -47,6 +47,8 @@ RESERVE_AT = 0.75
 # time, so that only its firing is left at the instant. A crash in between repeats it with the
 # note of a restart; a stop returns it unrun; a cancel in this last moment no longer stops it.
 START_AHEAD = timedelta(milliseconds=250)
+# Those due within this much of the first are started with it: one write, not one a run.
+START_GROUP = START_AHEAD + timedelta(milliseconds=100)
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
@@ -189,7 +191,9 @@ class Scheduler:
         batch = self._settings.batch_size
         released, most = self._fire_started(group), batch // 4
         early = self._attempts.replayable
-        while due := self._ahead.due(self._now(), most, early, self._now() + START_AHEAD):
+        while self._starts_now() and (
+            due := self._ahead.due(self._now(), most, early, self._now() + START_GROUP)
+        ):
             now = self._now()
             self._started.extend(await self.queue.begin(due, self._planner(now), now))
             self._more_started.set()
@@ -244,6 +248,12 @@ class Scheduler:
         if task is None:
             return None
         return task.next_run - START_AHEAD if self._attempts.replayable(task) else task.next_run
+
+    def _starts_now(self) -> bool:
+        """Whether the earliest reserved run is to be started: the loop, woken for anything
+        else, leaves the rest of its group for then (a write for a group, not one a run)."""
+        start = self._next_start()
+        return start is not None and start <= self._now()
 
     def _reserve_step(self, unclaimed: datetime) -> int:
         # A reserve holds the database thread: while reserved runs fall due at any moment, a
