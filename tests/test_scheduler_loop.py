@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from datetime import timedelta
 
 import pytest
@@ -13,7 +14,7 @@ from assistant.tasks.backlog import SETTLE_WITHIN
 from assistant.tasks.oneshot import describe
 from assistant.tasks.reading import Parsed
 from assistant.tasks.schedule import Once
-from assistant.tasks.scheduler import START_AHEAD, START_GROUP
+from assistant.tasks.scheduler import SETTLE_QUIET, START_AHEAD, START_GROUP
 from assistant.tasks.task import NewTask
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
@@ -433,6 +434,17 @@ async def test_a_reminder_is_started_a_moment_ahead_and_fired_at_its_time(runnin
     assert await fetch(conn, status, (task.id,)) == [("ok",)]
 
 
+async def test_while_running_the_loop_waits_at_most_a_millisecond_for_a_thread(running, clock):
+    make, _, _, _, started = running
+    before = sys.getswitchinterval()
+    scheduler = make()
+    await until(lambda: scheduler.alive)
+    assert sys.getswitchinterval() == min(before, 0.001)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert sys.getswitchinterval() == before
+
+
 async def test_a_started_run_fires_on_time_while_the_loop_waits_for_the_database(
     running, clock, conn
 ):
@@ -483,6 +495,32 @@ async def test_runs_due_close_together_are_started_in_one_write(running, clock, 
     assert writes == [2]  # the one due soon after came with it; the later one waits
     clock.advance(START_AHEAD + START_GROUP)  # all three are due
     await until(lambda: len(outbox.notices) == 3)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+
+
+async def test_outcomes_wait_while_another_run_is_due_in_a_moment(running, clock, conn):
+    make, store_for, outbox, _, started = running
+    scheduler = make(read_ahead=timedelta(seconds=2))
+    store, due = store_for(scheduler), clock.now() + 5 * MINUTE
+    for new in (_reminder_at("first", due), _reminder_at("next", due + SETTLE_QUIET / 2)):
+        await store.add(new)
+    writes, settle = [], scheduler.queue.settle
+
+    async def counted_settle(outcomes):
+        writes.append(len(outcomes))
+        return await settle(outcomes)
+
+    scheduler.queue.settle = counted_settle
+    await asleep(clock)
+    clock.advance(5 * MINUTE - timedelta(seconds=1))  # reserved
+    await until(lambda: clock.sleepers() == 1)
+    clock.advance(timedelta(seconds=1))  # the first fires, the next is due in a moment
+    await until(lambda: len(outbox.notices) == 1)
+    await until(lambda: clock.sleepers() == 2)  # the next one's time, the first outcome's bound
+    assert writes == []
+    clock.advance(SETTLE_QUIET / 2)
+    await until(lambda: writes == [2])  # both in one write, once nothing is due
     scheduler.stop()
     await asyncio.wait_for(started[-1], 5)
 

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import secrets
 import sqlite3
+import sys
 from collections import defaultdict, deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -50,6 +51,10 @@ START_AHEAD = timedelta(milliseconds=250)
 # Those due within this much of the first are started with it: one write, not one a run.
 START_GROUP = START_AHEAD + timedelta(milliseconds=100)
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
+SETTLE_QUIET = timedelta(milliseconds=50)  # no held run due this soon: outcomes may be written
+# Python on the database thread keeps the GIL up to the switch interval (5 ms by default)
+# while a run falls due: while the scheduler runs, the loop waits for it 1 ms at most.
+SWITCH_INTERVAL = 0.001
 BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
 
@@ -112,6 +117,8 @@ class Scheduler:
         """Recover, then fire tasks as they fall due until ``stop``."""
         await self.recover()
         self.alive = True
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
         try:
             async with asyncio.TaskGroup() as group:
                 recorder = group.create_task(self._backlog.run(self))
@@ -127,6 +134,7 @@ class Scheduler:
         finally:
             self.alive = False
             self._collector.resume()
+            sys.setswitchinterval(switch)
 
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""
@@ -346,8 +354,13 @@ class Scheduler:
         return Outcome(started.task, started.scheduled_for, "returned", self._now(), replay=replay)
 
     def settling_allowed(self) -> bool:
-        """Whether the loop caught up and no claimed run waits for a worker."""
-        return self._caught_up and not any(q.qsize() for q in self._waiting.values())
+        """Whether the loop caught up and no held run is due in a moment: under a stream of
+        runs, outcomes wait for the backlog's bound, not a write for every few runs."""
+        if not self._caught_up or any(q.qsize() for q in self._waiting.values()):
+            return False
+        soon = self._now() + SETTLE_QUIET
+        first = self._started[0].task.next_run if self._started else None
+        return all(due is None or due > soon for due in (first, self._ahead.next_due()))
 
     def starting_runs(self) -> bool:
         """Whether the loop is starting due runs (between a wake and its next wait)."""
