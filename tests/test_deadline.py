@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -99,3 +100,39 @@ def test_a_new_event_loop_gets_its_own_timers():
 
     asyncio.run(ends_in_time())
     assert asyncio.run(times_out())
+
+
+async def test_a_timeout_with_a_cancel_from_outside_at_once_stays_a_cancel():
+    deadlines, started = Deadlines(60), asyncio.Event()
+    loop = asyncio.get_running_loop()
+    run = asyncio.ensure_future(run_forever(deadlines, started))
+    await started.wait()
+    real = loop.time
+    loop.time = lambda: real() + 61 + 60 / SLICES  # type: ignore[method-assign]
+    try:
+        await asyncio.sleep(0)  # the slice's timer cancels the run, which has not stepped yet
+        run.cancel()  # and so does someone else
+        with pytest.raises(asyncio.CancelledError):
+            await run
+    finally:
+        del loop.time
+
+
+async def test_a_run_that_swallows_its_timeout_leaves_no_cancel_behind(loop_time):
+    deadlines, started, ended = Deadlines(60), asyncio.Event(), asyncio.Event()
+
+    async def stubborn() -> int:
+        async with deadlines.within():
+            started.set()
+            with contextlib.suppress(asyncio.CancelledError):  # it ignores its cancellation
+                await asyncio.Event().wait()
+        task = asyncio.current_task()
+        assert task is not None and task.cancelling() == 0
+        ended.set()
+        await asyncio.sleep(0)  # no cancellation is left pending for the next await
+        return 1
+
+    run = asyncio.ensure_future(stubborn())
+    await started.wait()
+    await loop_time(61 + 60 / SLICES)
+    assert await run == 1
