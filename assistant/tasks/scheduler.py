@@ -29,11 +29,13 @@ from assistant.tasks.attempt import Attempts
 from assistant.tasks.backlog import ERROR_PAUSE, Backlog
 from assistant.tasks.collector import Collector
 from assistant.tasks.delivery import Executor, Outbox
+from assistant.tasks.handoff import Handoff
 from assistant.tasks.misfire import MisfirePolicy, plan
 from assistant.tasks.queue import Claim, DueQueue
 from assistant.tasks.readahead import ReadAhead
+from assistant.tasks.recovery import recover
 from assistant.tasks.reports import Reports
-from assistant.tasks.runs import Dropped, Firing, Outcome, Plan
+from assistant.tasks.runs import Firing, Outcome, Plan
 from assistant.tasks.settings import SchedulerSettings
 from assistant.tasks.task import KINDS, Task, TaskKind
 
@@ -76,7 +78,7 @@ class Scheduler:
         self._settings = settings or SchedulerSettings()
         self._attempts = Attempts(executors, clock, self._settings)
         self.queue = DueQueue(database, secrets.token_hex(6), wrote)
-        self._waiting: dict[TaskKind, asyncio.Queue[Firing]] = {k: asyncio.Queue() for k in KINDS}
+        self._waiting: dict[TaskKind, Handoff[Firing]] = {k: Handoff() for k in KINDS}
         self._held: dict[TaskKind, int] = defaultdict(int)  # claimed and not yet ended
         self._idle = asyncio.Event()  # nothing held
         self._idle.set()
@@ -138,20 +140,7 @@ class Scheduler:
 
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""
-        interrupted = await self.queue.recover()
-        unsafe = [f for f in interrupted if not self._attempts.replayable(f.task)]
-        self._replays = frozenset((f.task.id, f.scheduled_for) for f in interrupted) - {
-            (f.task.id, f.scheduled_for) for f in unsafe
-        }
-        if unsafe:
-            reason = "interrupted by a restart and not repeated, as it may have taken effect"
-            dropped = [Dropped(f.task, f.scheduled_for, "abandoned", reason) for f in unsafe]
-            await self.queue.abandon(dropped, self._clock.now())
-            await self._reports.dropped(dropped, "abandoned")
-        if interrupted:
-            log.warning(
-                "recovered %d interrupted runs (%d abandoned)", len(interrupted), len(unsafe)
-            )
+        self._replays = await recover(self.queue, self._attempts, self._reports, self._clock)
 
     async def fire_due(self) -> int:
         """Fire every task due now, wait for the runs and record them; return how many ran."""
@@ -286,13 +275,15 @@ class Scheduler:
         return lambda task: plan(task, now, policy)
 
     def _dispatch(self, plans: Sequence[Plan], group: asyncio.TaskGroup) -> None:
-        missed = []
+        missed, firings = [], defaultdict[TaskKind, list[Firing]](list)
         for p in plans:
             if isinstance(p, Firing):
-                self._held[p.task.kind] += 1
-                self._waiting[p.task.kind].put_nowait(p)
+                firings[p.task.kind].append(p)
             elif p.status == "missed":
                 missed.append(p)
+        for kind, handed in firings.items():
+            self._held[kind] += len(handed)
+            self._waiting[kind].extend(handed)
         if self._holding():
             self._idle.clear()
         if missed:
@@ -307,7 +298,9 @@ class Scheduler:
     async def _work(self, kind: TaskKind) -> None:
         waiting = self._waiting[kind]
         while True:
-            firing = await waiting.get()
+            while not waiting:
+                await waiting.wait()
+            firing = waiting.take()
             try:
                 outcome = await self._attempts.run(firing, self._now())
             except asyncio.CancelledError:
@@ -342,8 +335,8 @@ class Scheduler:
     async def _stop_workers(self, workers: list[asyncio.Task[None]]) -> None:
         """Return the claimed runs no worker started; cancel the workers (releasing theirs)."""
         for waiting in self._waiting.values():
-            while not waiting.empty():
-                self._end(self._returned(waiting.get_nowait()))
+            for unstarted in waiting.take_all():
+                self._end(self._returned(unstarted))
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
@@ -356,7 +349,7 @@ class Scheduler:
     def settling_allowed(self) -> bool:
         """Whether the loop caught up and no held run is due in a moment: under a stream of
         runs, outcomes wait for the backlog's bound, not a write for every few runs."""
-        if not self._caught_up or any(q.qsize() for q in self._waiting.values()):
+        if not self._caught_up or any(self._waiting.values()):
             return False
         soon = self._now() + SETTLE_QUIET
         first = self._started[0].task.next_run if self._started else None
