@@ -525,6 +525,24 @@ async def test_outcomes_wait_while_another_run_is_due_in_a_moment(running, clock
     await asyncio.wait_for(started[-1], 5)
 
 
+@pytest.mark.parametrize("change", ["cancel", "pause"])
+async def test_a_run_started_ahead_is_given_back_when_its_task_is_cancelled_or_paused(
+    running, clock, conn, change
+):
+    _, store_for, outbox, _, started = running
+    scheduler, task = await _reminder_started_ahead(running, clock, conn)
+    await getattr(store_for(scheduler), change)(task.owner.user_id, task.id)  # wakes the loop
+    await until_stored(conn, "SELECT * FROM task_runs", (), [])  # its row is removed
+    clock.advance(START_AHEAD)  # its time comes: nothing is sent
+    await until(lambda: clock.sleepers() == 0)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert outbox.notices == []
+    stored = "SELECT status, lease_owner FROM scheduled_tasks WHERE id = ?"
+    expected = "cancelled" if change == "cancel" else "paused"
+    assert await fetch(conn, stored, (task.id,)) == [(expected, None)]
+
+
 async def test_a_call_not_safe_to_repeat_is_started_only_at_its_time(running, clock, conn):
     _, _, outbox, calls, started = running
     scheduler, [nudge, post] = await _started_ahead(

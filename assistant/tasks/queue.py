@@ -158,6 +158,10 @@ class DueQueue:
         await self._call(self.connection.close)
         self._thread.shutdown(wait=True)
 
+    async def gone(self, tasks: Sequence[Task]) -> set[str]:
+        """The ids of these tasks that are no longer active or no longer ours."""
+        return await self._call(self._gone, tasks)
+
     async def next_wake(self) -> datetime | None:
         """When the earliest unclaimed active task is due, or None when there is none."""
         return await self._call(self._next_wake)
@@ -236,13 +240,16 @@ class DueQueue:
             started = db.execute(_START_DUE, (stamp(now), json.dumps(prompt), self._owner))
             if started.rowcount == len(plans):
                 return plans  # the usual case: all were on time, and all are still ours
-            ids = json.dumps([task.id for task in tasks])
-            (gone_ids,) = db.execute(_GONE, (ids, self._owner)).fetchone()
-            gone = set(json.loads(gone_ids))
+            gone = self._gone(tasks)
             _each(db, _RELEASE, list(gone))
             plans = [p for p in plans if p.task.id not in gone]
             _start_runs(db, [p for p in plans if not on_time(p)], now)
         return plans
+
+    def _gone(self, tasks: Sequence[Task]) -> set[str]:
+        ids = json.dumps([task.id for task in tasks])
+        (gone_ids,) = self.connection.execute(_GONE, (ids, self._owner)).fetchone()
+        return set(json.loads(gone_ids))
 
     def _unreserve(self, tasks: Sequence[Task]) -> None:
         with _transaction(self.connection) as db:

@@ -18,7 +18,7 @@ import logging
 import secrets
 import sqlite3
 import sys
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,6 +37,7 @@ from assistant.tasks.recovery import recover
 from assistant.tasks.reports import Reports
 from assistant.tasks.runs import Firing, Outcome, Plan
 from assistant.tasks.settings import SchedulerSettings
+from assistant.tasks.started import Started
 from assistant.tasks.task import KINDS, Task, TaskKind
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or runni
 RESERVE_AT = 0.75
 # A reserved run that is safe to repeat (a reminder, a GET) is started this long before its
 # time, so that only its firing is left at the instant. A crash in between repeats it with the
-# note of a restart; a stop returns it unrun; a cancel in this last moment no longer stops it.
+# note of a restart; a stop returns it unrun, and so does a cancel or a pause (at the next wake).
 START_AHEAD = timedelta(milliseconds=250)
 # Those due within this much of the first are started with it: one write, not one a run.
 START_GROUP = START_AHEAD + timedelta(milliseconds=100)
@@ -84,10 +85,7 @@ class Scheduler:
         self._idle.set()
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
         self._ahead = ReadAhead(self._settings.reserved_max)
-        # Runs started ahead of their time, in the order of their tasks' next runs (a retry's
-        # next run is its retry time, later than the slot the run is for).
-        self._started: deque[Plan] = deque()
-        self._more_started = asyncio.Event()
+        self._started = Started()
         self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
         self._wake = wake or asyncio.Event()  # the store's on_change may set it too
@@ -113,7 +111,7 @@ class Scheduler:
         """Ask ``run`` to stop claiming, let runs in flight finish, and return."""
         self._stopping = True
         self._wake.set()
-        self._more_started.set()
+        self._started.wake()
 
     async def run(self) -> None:
         """Recover, then fire tasks as they fall due until ``stop``."""
@@ -166,6 +164,8 @@ class Scheduler:
             changed = self._wake.is_set() or self._unclaimed is None
             self._wake.clear()
             try:
+                if changed and self._started:
+                    await self._recheck_started()
                 released = await self._release(group)
                 due = changed or (self._unclaimed is not None and self._unclaimed <= self._now())
                 plans = await self._claim() if due else []
@@ -192,8 +192,7 @@ class Scheduler:
             due := self._ahead.due(self._now(), most, early, self._now() + START_GROUP)
         ):
             now = self._now()
-            self._started.extend(await self.queue.begin(due, self._planner(now), now))
-            self._more_started.set()
+            self._started.add(await self.queue.begin(due, self._planner(now), now))
             released += len(due) + self._fire_started(group)
             most = min(4 * most, 16 * batch, max(4 * batch, len(self._ahead) // 4))
         return released
@@ -202,17 +201,19 @@ class Scheduler:
         """Fire started runs at their time, also while the loop waits for the database: a slow
         write (a disk stall of 100 ms) would otherwise hold back runs whose rows are written."""
         while not self._stopping:
-            first = self._started[0].task.next_run if self._started else None
-            await event_or_time(self._more_started, self._clock, first)
-            self._more_started.clear()
+            await self._started.wait(self._clock)
             if not self._stopping:
                 self._fire_started(group)
 
+    async def _recheck_started(self) -> None:
+        """Give back the runs started ahead whose tasks were cancelled or paused since."""
+        gone = await self.queue.gone(self._started.tasks())
+        for given_back in self._started.take(gone):  # those fired meanwhile have gone out
+            self._backlog.add(self._returned(given_back), self)
+
     def _fire_started(self, group: asyncio.TaskGroup) -> int:
         """Hand the started runs whose time has come to the workers; return how many."""
-        now, due = self._now(), []
-        while self._started and self._started[0].task.next_run <= now:
-            due.append(self._started.popleft())
+        due = self._started.due(self._now())
         self._dispatch(due, group)
         return len(due)
 
@@ -327,8 +328,8 @@ class Scheduler:
                 self._idle, self._clock, self._now() + self._settings.shutdown_grace
             )
         await self._stop_workers(workers)
-        while self._started:  # started ahead of a time that has not come: returned unrun
-            self._backlog.add(self._returned(self._started.popleft()), self)
+        for unrun in self._started.take_all():  # started ahead of a time that has not come
+            self._backlog.add(self._returned(unrun), self)
         if reserved := self._ahead.take_all():
             await self.queue.unreserve(reserved)
 
@@ -352,7 +353,7 @@ class Scheduler:
         if not self._caught_up or any(self._waiting.values()):
             return False
         soon = self._now() + SETTLE_QUIET
-        first = self._started[0].task.next_run if self._started else None
+        first = self._started.first()
         return all(due is None or due > soon for due in (first, self._ahead.next_due()))
 
     def starting_runs(self) -> bool:

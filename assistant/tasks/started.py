@@ -1,0 +1,65 @@
+"""Runs started ahead of their time: their rows are written, only their firing is left."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Collection, Iterable
+from datetime import datetime
+
+from assistant.clock import Clock, event_or_time
+from assistant.tasks.runs import Plan
+from assistant.tasks.task import Task
+
+
+class Started:
+    """Started runs in the order of their tasks' next runs (a retry's next run is its retry
+    time, later than the slot the run is for), with a wait for the earliest one's time."""
+
+    def __init__(self) -> None:
+        self._plans: deque[Plan] = deque()
+        self._more = asyncio.Event()
+
+    def __len__(self) -> int:
+        return len(self._plans)
+
+    def add(self, plans: Iterable[Plan]) -> None:
+        """Hold runs just started (later than those held), and wake the wait."""
+        self._plans.extend(plans)
+        self._more.set()
+
+    def first(self) -> datetime | None:
+        """When the earliest held run is to fire."""
+        return self._plans[0].task.next_run if self._plans else None
+
+    def due(self, now: datetime) -> list[Plan]:
+        """Take the runs whose time has come."""
+        due = []
+        while self._plans and self._plans[0].task.next_run <= now:
+            due.append(self._plans.popleft())
+        return due
+
+    def take(self, ids: Collection[str]) -> list[Plan]:
+        """Take the held runs of these tasks."""
+        taken = [p for p in self._plans if p.task.id in ids]
+        self._plans = deque(p for p in self._plans if p.task.id not in ids)
+        return taken
+
+    def take_all(self) -> list[Plan]:
+        """Take every held run."""
+        plans = list(self._plans)
+        self._plans.clear()
+        return plans
+
+    def tasks(self) -> list[Task]:
+        """The held runs' tasks."""
+        return [p.task for p in self._plans]
+
+    def wake(self) -> None:
+        """End the wait now (to stop)."""
+        self._more.set()
+
+    async def wait(self, clock: Clock) -> None:
+        """Wait until the earliest run's time or until more are added."""
+        await event_or_time(self._more, clock, self.first())
+        self._more.clear()
