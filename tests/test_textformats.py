@@ -223,6 +223,14 @@ def test_a_marker_inside_an_argument_is_kept_as_data(marker: str, shape: str) ->
     assert result.broken == ()
 
 
+def test_fenced_blocks_are_kept_whole_up_to_a_call_after_them() -> None:
+    fenced = '```json\n{"tool": "get_time", "args": {}}\n```\n'
+    bare = json.dumps({"tool": "save_note", "args": {"<thinking>": None}})
+    result = extract_tool_calls("```\nplain\n```\n" * 3 + fenced + f"Then {bare} ok")
+    assert [(c.name, c.arguments) for c in result.calls] == [T, ("save_note", {"<thinking>": None})]
+    assert result.text.count("```") == 6 and result.text.endswith("Then  ok")
+
+
 def test_reasoning_beside_a_call_is_still_removed() -> None:
     call = json.dumps({"tool": "save_note", "args": {"text": "a </think> b <|end|>"}})
     reply = f"<think>secret</think>Saving.<|end|> {call} Done.<|end|>"

@@ -269,3 +269,22 @@ def _number(token: str) -> Any:
         return json.loads(token) if token[:1] in "-0123456789" else token
     except json.JSONDecodeError:
         return token
+
+
+_PY_TOKENS = re.compile(r"""[^\[\](){}'"]++|'(?:[^'\\\n]|\\.)*+'|"(?:[^"\\\n]|\\.)*+"|.""", re.S)
+
+
+def balanced_end(text: str, bracket: int, limit: int) -> int:
+    """Where the bracket at ``bracket`` is closed (after it), or -1 if not before ``limit``."""
+    depth = 0
+    for token in _PY_TOKENS.finditer(text, bracket, limit):
+        char = token.group()
+        if char in ("[", "(", "{"):
+            depth += 1
+        elif char in ("]", ")", "}"):
+            depth -= 1
+            if depth == 0:
+                return token.end()
+        elif char in ("'", '"'):
+            return -1  # a string that does not close on its line
+    return -1

@@ -16,12 +16,20 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Literal, assert_never
 
 from assistant.llm import callsyntax
 from assistant.llm.callsyntax import Broken, Parsed
-from assistant.llm.jsonscan import Next, Objects, Unreadable, find, has_call_key, raw_decode
+from assistant.llm.jsonscan import (
+    CALL_KEY,
+    Next,
+    Objects,
+    Unreadable,
+    find,
+    has_call_key,
+    raw_decode,
+)
 from assistant.llm.types import BrokenCall, Extraction, ToolCall
 
 Kind = Literal["reasoning", "block", "stray", "name_json", "harmony", "fence"]
@@ -131,9 +139,10 @@ _KINDS: dict[str, Kind] = {
     "<|channel|>": "harmony",
     "to=functions.": "harmony",
 }
+_CALL_KEY = re.compile(CALL_KEY)
+_NOT_FENCES = tuple(marker for marker in _KINDS if marker != "```")
 # A line that starts a Python-call list; the reply's first line is read with a leading "\n".
 _BARE_PYTHON = re.compile(r"\n[^\S\n]*+\[[^\S\n]*+[A-Za-z_][\w.]*+\(")
-_PY_TOKENS = re.compile(r"""[^\[\](){}'"]++|'(?:[^'\\\n]|\\.)*+'|"(?:[^"\\\n]|\\.)*+"|.""", re.S)
 _LINE_END = re.compile(r"[^\S\n]*+(?:\n|\Z)")
 _MISTRAL_NAME = re.compile(r"\s*+([A-Za-z_][\w.\-]*+)(?:\[CALL_ID\][\w\-]{0,64})?(?:\[ARGS\])?")
 _HARMONY_TO = re.compile(r"to=functions\.([\w.\-]+)")
@@ -205,6 +214,8 @@ class _Markup:
         self.calls: list[ToolCall] = []
         self.broken: list[BrokenCall] = []
         self._marks = _Markers(text)
+        self._others = _Markers(text, _NOT_FENCES)
+        self._keys = Next(_CALL_KEY, text)
         self._objects = Objects(text)
         self._lines = "\n" + text  # a match at i here is the line starting at i in ``text``
         self._bare = Next(_BARE_PYTHON, self._lines)
@@ -239,15 +250,29 @@ class _Markup:
             case "stray":
                 return after
             case "fence":
-                end = min(len(self.text), self._closer("```", after) + 3)
-                self.kept.append(self.text[at:end])
-                return end
+                return self._fences(at)
             case "name_json":
                 return self._name_json(at, after)
             case "harmony":
                 return self._harmony(marker, at, after)
             case _:
                 assert_never(kind)
+
+    def _fences(self, at: int) -> int:
+        """Keep the fenced blocks from ``at`` as they are: every one up to the next other
+        marker, call line or call key at once when they pair up before it (a search in C,
+        not a step a fence), else this one up to its closing fence."""
+        text, fence = self.text, "```"
+        bare = self._bare.at_or_after(at + 1) if self._bare_left else len(text)
+        # A call key may open JSON whose strings hold markers: the jump stops before it.
+        key = self._keys.at_or_after(at)
+        stop = min(self._others.at_or_after(at + len(fence))[0], bare, key)
+        last = text.rfind(fence, at, stop)  # at least the one at ``at``
+        end = stop if text.count(fence, at, stop) % 2 == 0 else last
+        if end == at:  # one fence, open past the next marker: that marker is inside it
+            end = min(len(text), self._closer(fence, at + len(fence)) + len(fence))
+        self.kept.append(text[at:end])
+        return end
 
     def _closer(self, closer: str, start: int) -> int:
         return self._closers.setdefault(closer, Next(closer, self.text)).at_or_after(start)
@@ -311,7 +336,7 @@ class _Markup:
         assert match is not None
         self._bare_left -= 1  # a few tries per reply: the rest is prose
         bracket = self.text.index("[", at)
-        end = _balanced_end(self.text, bracket, bracket + _BARE_SPAN)
+        end = callsyntax.balanced_end(self.text, bracket, bracket + _BARE_SPAN)
         if end < 0 or not _LINE_END.match(self.text, end):
             self.kept.append(self.text[at : match.end() - 1])
             return match.end() - 1
@@ -339,9 +364,9 @@ class _Markers:
     ``str.find`` skips to candidates in C, and each marker's text is searched once in all.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, markers: Iterable[str] = _KINDS) -> None:
         self._text = text
-        self._heap = [(find(text, m, 0), -len(m), m) for m in _KINDS]
+        self._heap = [(find(text, m, 0), -len(m), m) for m in markers]
         heapq.heapify(self._heap)
 
     def at_or_after(self, start: int) -> tuple[int, str]:
@@ -365,19 +390,3 @@ def _after_orphan_reasoning(text: str) -> int:
             return close + len("</think>") if first == close else 0
         pos = value[1]
     return 0
-
-
-def _balanced_end(text: str, bracket: int, limit: int) -> int:
-    """Where the bracket at ``bracket`` is closed (after it), or -1 if not before ``limit``."""
-    depth = 0
-    for token in _PY_TOKENS.finditer(text, bracket, limit):
-        char = token.group()
-        if char in ("[", "(", "{"):
-            depth += 1
-        elif char in ("]", ")", "}"):
-            depth -= 1
-            if depth == 0:
-                return token.end()
-        elif char in ("'", '"'):
-            return -1  # a string that does not close on its line
-    return -1
