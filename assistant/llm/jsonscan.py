@@ -11,7 +11,7 @@ _FIRST_SLICE = 256
 _CUT_MARGIN = 8
 _DECODER = json.JSONDecoder()
 CALL_KEY = r'"(?:tool|name|type|function|args|arguments|parameters|input)"\s*+:'
-_CALL_KEY = re.compile(CALL_KEY)
+CALL_KEYS = re.compile(CALL_KEY)
 # The object that a call key opens: "{" or "[{" just before it, within a bounded look-back.
 _OPENING = re.compile(r"(?:\[\s*+)?\{\s*+\Z")
 _LOOK_BACK = 64
@@ -79,7 +79,7 @@ def call_opening(text: str, key: int, floor: int) -> int | None:
 
 def has_call_key(text: str) -> bool:
     """Whether the text holds a JSON call key anywhere, in one C-speed search."""
-    return _CALL_KEY.search(text) is not None
+    return CALL_KEYS.search(text) is not None
 
 
 class Objects:
@@ -89,8 +89,12 @@ class Objects:
     """
 
     def __init__(self, text: str) -> None:
-        self._text, self._keys = text, Next(_CALL_KEY, text)
+        self._text, self._keys = text, Next(CALL_KEYS, text)
         self._read_to, self._unreadable = 0, 0
+
+    def next_key(self, start: int) -> int:
+        """Where the next call key is, at or after ``start`` (past the values already read)."""
+        return self._keys.at_or_after(start)
 
     def before(self, start: int, stop: int) -> tuple[int, int] | None:
         """The span of the first such value beginning in ``[start, stop)``, if there is one.

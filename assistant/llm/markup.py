@@ -22,7 +22,6 @@ from typing import Literal, assert_never
 from assistant.llm import callsyntax
 from assistant.llm.callsyntax import Broken, Parsed
 from assistant.llm.jsonscan import (
-    CALL_KEY,
     Next,
     Objects,
     Unreadable,
@@ -139,7 +138,6 @@ _KINDS: dict[str, Kind] = {
     "<|channel|>": "harmony",
     "to=functions.": "harmony",
 }
-_CALL_KEY = re.compile(CALL_KEY)
 _NOT_FENCES = tuple(marker for marker in _KINDS if marker != "```")
 # A line that starts a Python-call list; the reply's first line is read with a leading "\n".
 _BARE_PYTHON = re.compile(r"\n[^\S\n]*+\[[^\S\n]*+[A-Za-z_][\w.]*+\(")
@@ -215,7 +213,6 @@ class _Markup:
         self.broken: list[BrokenCall] = []
         self._marks = _Markers(text)
         self._others = _Markers(text, _NOT_FENCES)
-        self._keys = Next(_CALL_KEY, text)
         self._objects = Objects(text)
         self._lines = "\n" + text  # a match at i here is the line starting at i in ``text``
         self._bare = Next(_BARE_PYTHON, self._lines)
@@ -265,7 +262,7 @@ class _Markup:
         text, fence = self.text, "```"
         bare = self._bare.at_or_after(at + 1) if self._bare_left else len(text)
         # A call key may open JSON whose strings hold markers: the jump stops before it.
-        key = self._keys.at_or_after(at)
+        key = self._objects.next_key(at)
         stop = min(self._others.at_or_after(at + len(fence))[0], bare, key)
         last = text.rfind(fence, at, stop)  # at least the one at ``at``
         end = stop if text.count(fence, at, stop) % 2 == 0 else last

@@ -16,20 +16,26 @@ import json
 import re
 from typing import Any
 
-from assistant.llm.jsonscan import CALL_KEY, Next, Unreadable, call_opening, find, raw_decode
+from assistant.llm.jsonscan import (
+    CALL_KEY,
+    CALL_KEYS,
+    Next,
+    Unreadable,
+    call_opening,
+    find,
+    raw_decode,
+)
 from assistant.llm.markup import read_markup
 from assistant.llm.types import BrokenCall, Extraction, ToolCall
 
 _FENCE, _TAG_OPEN, _TAG_CLOSE = "```", "<tool_call>", "</tool_call>"
 _FENCE_OPEN = re.compile(r"```([A-Za-z0-9_+-]*+)[^\S\n]*+\n?")
 _JSON_LANGS = frozenset({"", "json", "jsonc", "json5", "tool", "tool_call", "tool_code"})
-_KEY = CALL_KEY
 # Text is scanned for call keys, which start with a quote, so junk of brackets is skipped in C.
-_NEXT = re.compile(rf"{_FENCE}|{_TAG_OPEN}|{_KEY}")
-_KEY_ONLY = re.compile(_KEY)
+_NEXT = re.compile(rf"{_FENCE}|{_TAG_OPEN}|{CALL_KEY}")
 # A block that means to be a call but has no quoted call key: {tool: "x"}, {'name': ...}.
 _LOOSE_KEY = re.compile(r"[{,]\s*+'?(?:tool|name|function|args|arguments)\b'?\s*+:")
-_ANY_KEY = re.compile(f"{_KEY}|{_LOOSE_KEY.pattern}")
+_ANY_KEY = re.compile(f"{CALL_KEY}|{_LOOSE_KEY.pattern}")
 # A fence labelled "tool..." may hold a call although no key says so.
 _TOOL_FENCE = "```tool"
 _ARG_KEYS = ("args", "arguments", "parameters", "input")
@@ -146,7 +152,7 @@ class _Reader:
         """Read the calls of a fenced or tagged block; keep it as prose if it holds none."""
         text, pos, used = self.text, start, False
         close = find(text, closer, start)
-        while not self._full() and (match := _KEY_ONLY.search(text, pos, close)) is not None:
+        while not self._full() and (match := CALL_KEYS.search(text, pos, close)) is not None:
             opening = self._start_of(match, pos)
             pos, found = (match.end(), False) if opening is None else self._decode(opening)
             used = used or found
