@@ -41,3 +41,12 @@ def test_only_what_is_due_is_taken_and_at_most_so_many():
     assert [t.id for t in ahead.due(NOW + timedelta(minutes=1), 1)] == ["a"]
     assert [t.id for t in ahead.due(NOW + timedelta(minutes=1), 5)] == ["b"]
     assert ahead.next_due() == NOW + timedelta(minutes=2)
+
+
+def test_tasks_due_together_come_by_id_those_that_may_start_early_first():
+    ahead = ReadAhead(limit=10, early=lambda t: not t.id.startswith("post"))
+    ahead.add([task("post-a", 1), task("d", 1), task("b", 1)])
+    ahead.add([task("c", 1), task("a", 2)])
+    taken = ahead.due(NOW, 10, lambda t: not t.id.startswith("post"), NOW + timedelta(minutes=1))
+    assert [t.id for t in taken] == ["b", "c", "d"]  # started ahead; the POST waits its time
+    assert [t.id for t in ahead.take_all()] == ["post-a", "a"]

@@ -16,16 +16,19 @@ from datetime import datetime
 from assistant.tasks.task import Task
 
 
-def _due(task: Task) -> datetime:
-    return task.next_run
-
-
 class ReadAhead:
     """Reserved tasks in the order they fall due, at most ``limit`` of them."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, early: Callable[[Task], bool] = lambda task: True) -> None:
         self._limit = limit
+        self._early = early
         self._tasks: deque[Task] = deque()
+
+    def _order(self, task: Task) -> tuple[datetime, bool, str]:
+        # Of runs due together, those that may start early go first (one that may not would
+        # hold them back), then by id: they are started a batch at a time, and each batch's
+        # rows then go to one end of the runs' (time, task) index.
+        return task.next_run, not self._early(task), task.id
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -37,13 +40,13 @@ class ReadAhead:
 
     def add(self, tasks: Iterable[Task]) -> None:
         """Hold these reserved tasks until their time."""
-        batch = sorted(tasks, key=_due)  # a reserve's kinds, each already in time order
+        batch = sorted(tasks, key=self._order)
         if not batch:
             return
-        if not self._tasks or _due(self._tasks[-1]) <= _due(batch[0]):
+        if not self._tasks or self._order(self._tasks[-1]) <= self._order(batch[0]):
             self._tasks.extend(batch)  # the usual case: they fall due after all held
         else:  # a task added since falls due before some held: one merge
-            self._tasks = deque(heapq.merge(self._tasks, batch, key=_due))
+            self._tasks = deque(heapq.merge(self._tasks, batch, key=self._order))
 
     def next_due(self) -> datetime | None:
         """When the earliest reserved task is due."""

@@ -84,7 +84,7 @@ class Scheduler:
         self._idle = asyncio.Event()  # nothing held
         self._idle.set()
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
-        self._ahead = ReadAhead(self._settings.reserved_max)
+        self._ahead = ReadAhead(self._settings.reserved_max, self._attempts.replayable)
         self._started = Started()
         self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
@@ -186,7 +186,7 @@ class Scheduler:
         # written while the workers fire the one before. Toward the end of a burst they get
         # smaller again, so that the last batch's write is short.
         batch = self._settings.batch_size
-        released, most = self._fire_started(group), batch // 4
+        released, most = self._fire_started(group), max(1, batch // 4)
         early = self._attempts.replayable
         while self._starts_now() and (
             due := self._ahead.due(self._now(), most, early, self._now() + START_GROUP)
@@ -259,7 +259,7 @@ class Scheduler:
         # reserved is due before what is still to reserve), large ones.
         soon = self._ahead.next_due()
         quiet = soon is None or soon >= unclaimed or soon - self._now() > RESERVE_QUIET
-        step = 4 * self._settings.batch_size if quiet else self._settings.batch_size // 4
+        step = 4 * self._settings.batch_size if quiet else max(1, self._settings.batch_size // 4)
         return min(self._ahead.room, step)
 
     async def _claim(self) -> list[Plan]:
