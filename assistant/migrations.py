@@ -211,37 +211,4 @@ MIGRATIONS: tuple[str, ...] = (
         SELECT id, fts_indexed(content, user_id), 'c' || replace(chat_id, '-', 'n')
         FROM messages WHERE role IN ('user', 'assistant') AND content != '';
     """,
-    # 11: a run's key leads with its time, and tasks due at one instant are claimed in id
-    # order. Runs are started in claim order, so a batch's rows go to the end of the index
-    # instead of each to a leaf of its own (task ids are random): starting a burst costs
-    # about a third of what it did. A task's history has an index of its own; running runs
-    # are found by time.
-    """
-    DROP INDEX idx_tasks_due;
-    CREATE INDEX idx_tasks_due ON scheduled_tasks (task_type, next_run, id)
-        WHERE enabled = 1 AND lease_owner IS NULL;
-    CREATE TABLE task_runs_new (
-        id            INTEGER PRIMARY KEY,
-        task_id       TEXT    NOT NULL REFERENCES scheduled_tasks (id),
-        scheduled_for TEXT    NOT NULL,
-        status        TEXT    NOT NULL
-            CHECK (status IN ('running', 'ok', 'error', 'missed', 'abandoned', 'skipped')),
-        attempt       INTEGER NOT NULL DEFAULT 1,
-        started_at    TEXT,
-        finished_at   TEXT,
-        message_id    INTEGER,
-        note          TEXT    NOT NULL DEFAULT '',
-        error         TEXT    NOT NULL DEFAULT '',
-        UNIQUE (scheduled_for, task_id)
-    );
-    INSERT INTO task_runs_new (id, task_id, scheduled_for, status, attempt, started_at,
-            finished_at, message_id, note, error)
-        SELECT id, task_id, scheduled_for, status, attempt, started_at, finished_at, message_id,
-            note, error
-        FROM task_runs ORDER BY scheduled_for, task_id;
-    DROP TABLE task_runs;
-    ALTER TABLE task_runs_new RENAME TO task_runs;
-    CREATE INDEX idx_runs_task ON task_runs (task_id, scheduled_for);
-    CREATE INDEX idx_runs_running ON task_runs (scheduled_for) WHERE status = 'running';
-    """,
 )

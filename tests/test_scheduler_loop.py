@@ -515,27 +515,6 @@ async def test_reserved_reminders_fire_with_the_smallest_batch_size(running, clo
     await asyncio.wait_for(started[-1], 5)
 
 
-@pytest.mark.parametrize("ahead", [True, False], ids=["started ahead", "claimed when due"])
-async def test_a_burst_is_claimed_in_task_id_order(running, clock, conn, ahead):
-    make, store_for, outbox, _, started = running
-    scheduler = make(read_ahead=timedelta(seconds=2), batch_size=3)
-    store, due = store_for(scheduler), clock.now() + 5 * MINUTE
-    tasks = [await store.add(_reminder_at(f"r{n}", due)) for n in range(8)]
-    await asleep(clock)
-    if ahead:
-        clock.advance(5 * MINUTE - START_AHEAD)
-        await until_stored(conn, "SELECT COUNT(*) >= 3 FROM task_runs", (), [(1,)])
-    clock.advance(due - clock.now())
-    await until(lambda: len(outbox.notices) == 8)
-    # One instant: each batch of runs is the next range of task ids, so its rows go to the
-    # end of the runs' (time, task) index, not each to a leaf of its own.
-    written = [row[0] for row in await fetch(conn, "SELECT task_id FROM task_runs ORDER BY id")]
-    ids = sorted(t.id for t in tasks)
-    assert [set(written[n : n + 3]) for n in (0, 3, 6)] == [set(ids[n : n + 3]) for n in (0, 3, 6)]
-    scheduler.stop()
-    await asyncio.wait_for(started[-1], 5)
-
-
 async def test_outcomes_wait_while_another_run_is_due_in_a_moment(running, clock, conn):
     make, store_for, outbox, _, started = running
     scheduler = make(read_ahead=timedelta(seconds=2))

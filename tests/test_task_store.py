@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from datetime import timedelta
 
 import pytest
 
-from assistant.db import open_database
 from assistant.errors import TaskError, TaskNotFoundError
-from assistant.migrations import MIGRATIONS
 from assistant.tasks import NewTask, TaskStore, parse_once
 from assistant.tasks import store as store_module
 from tests.conftest import fetch
@@ -243,43 +240,3 @@ async def test_an_add_on_a_full_disk_is_one_clear_error_and_stores_nothing(
             await store.add(reminder("y" * 300, "in 5m", clock.now(), owner))
     assert await rows(conn) == before
     assert len(woken) == len(before)  # every stored add woke the scheduler, the refused one not
-
-
-async def test_runs_of_an_older_database_are_kept_when_their_index_is_rekeyed(tmp_path, clock):
-    path = tmp_path / "old.db"
-    old = await open_database(path, MIGRATIONS[:10])  # schema 10: runs keyed by task first
-    task = TaskStore(old, clock).add(reminder("call mom", "in 5m", clock.now()))
-    task_id = (await task).id
-    runs = [
-        (7, task_id, "2026-01-02T09:00:00.000000Z", "ok", 1, None, None, 1001, "", ""),
-        (3, task_id, "2026-01-01T09:00:00.000000Z", "error", 2, None, None, None, "", "boom"),
-        (9, task_id, "2026-01-03T09:00:00.000000Z", "running", 1, None, None, None, "late", ""),
-    ]
-    async with old.write() as conn:
-        await conn.executemany(f"INSERT INTO task_runs VALUES ({', '.join('?' * 10)})", runs)
-    await old.close()
-    db = await open_database(path)
-    try:
-        assert await fetch(db, "SELECT * FROM task_runs ORDER BY id") == sorted(runs)
-        history = await TaskStore(db, clock).runs(ALICE.user_id, task_id)
-        assert [(r.status, r.attempt, r.error) for r in history] == [
-            ("running", 1, ""),
-            ("ok", 1, ""),
-            ("error", 2, "boom"),
-        ]
-        plans = {
-            "SELECT * FROM task_runs WHERE task_id = ? ORDER BY scheduled_for DESC": "idx_runs_task",
-            "SELECT * FROM task_runs WHERE status = 'running'": "idx_runs_running",
-        }
-        for query, index in plans.items():
-            plan = await fetch(db, f"EXPLAIN QUERY PLAN {query}", (task_id,) * query.count("?"))
-            assert index in str(plan)
-        with pytest.raises(sqlite3.IntegrityError):  # a run per task and time, as before
-            async with db.write() as conn:
-                await conn.execute(
-                    "INSERT INTO task_runs (task_id, scheduled_for, status) VALUES (?, ?, 'ok')",
-                    (task_id, runs[0][2]),
-                )
-        assert await fetch(db, "SELECT * FROM task_runs ORDER BY id") == sorted(runs)
-    finally:
-        await db.close()

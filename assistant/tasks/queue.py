@@ -47,7 +47,7 @@ UPDATE scheduled_tasks SET lease_owner = ?, lease_until = ?
 WHERE rowid IN (
     SELECT rowid FROM scheduled_tasks INDEXED BY idx_tasks_due
     WHERE enabled = 1 AND lease_owner IS NULL AND task_type = ? AND next_run <= ?
-    ORDER BY next_run, id LIMIT ?
+    ORDER BY next_run LIMIT ?
 )
 RETURNING {COLUMNS}
 """
@@ -63,7 +63,7 @@ _START_DUE = """
 INSERT INTO task_runs (task_id, scheduled_for, status, started_at)
 SELECT id, due_at, 'running', ? FROM scheduled_tasks
 WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active' AND lease_owner IS ?
-ON CONFLICT (scheduled_for, task_id) DO UPDATE SET
+ON CONFLICT (task_id, scheduled_for) DO UPDATE SET
     status = 'running', attempt = task_runs.attempt + 1, started_at = excluded.started_at,
     finished_at = NULL, error = '', note = ''
 """
@@ -76,7 +76,7 @@ INSERT INTO task_runs (task_id, scheduled_for, status, started_at, finished_at, 
 SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5,
     j.value ->> 6
 FROM json_each(?) AS j WHERE true
-ON CONFLICT (scheduled_for, task_id) DO UPDATE SET
+ON CONFLICT (task_id, scheduled_for) DO UPDATE SET
     status = excluded.status, attempt = task_runs.attempt + 1, started_at = excluded.started_at,
     finished_at = excluded.finished_at, error = excluded.error, note = excluded.note
 """

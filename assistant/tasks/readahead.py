@@ -19,16 +19,15 @@ from assistant.tasks.task import Task
 class ReadAhead:
     """Reserved tasks in the order they fall due, at most ``limit`` of them."""
 
-    def __init__(self, limit: int, early: Callable[[Task], bool] = lambda task: True) -> None:
+    def __init__(self, limit: int, early: Callable[[Task], bool] = lambda task: False) -> None:
         self._limit = limit
-        self._early = early
+        self._early = early  # whose runs may start a moment before their time
         self._tasks: deque[Task] = deque()
 
-    def _order(self, task: Task) -> tuple[datetime, bool, str]:
-        # Of runs due together, those that may start early go first (one that may not would
-        # hold them back), then by id: they are started a batch at a time, and each batch's
-        # rows then go to one end of the runs' (time, task) index.
-        return task.next_run, not self._early(task), task.id
+    def _order(self, task: Task) -> tuple[datetime, bool]:
+        # Of tasks due together, those that may start early go first: one that may not, ahead
+        # of them, would hold them back until the instant itself.
+        return task.next_run, not self._early(task)
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -40,7 +39,7 @@ class ReadAhead:
 
     def add(self, tasks: Iterable[Task]) -> None:
         """Hold these reserved tasks until their time."""
-        batch = sorted(tasks, key=self._order)
+        batch = sorted(tasks, key=self._order)  # a reserve's kinds, each in time order
         if not batch:
             return
         if not self._tasks or self._order(self._tasks[-1]) <= self._order(batch[0]):
@@ -56,16 +55,11 @@ class ReadAhead:
         """The earliest reserved task, left in place."""
         return self._tasks[0] if self._tasks else None
 
-    def due(
-        self,
-        now: datetime,
-        most: int,
-        early: Callable[[Task], bool] = lambda task: False,
-        until: datetime | None = None,
-    ) -> list[Task]:
+    def due(self, now: datetime, most: int, until: datetime | None = None) -> list[Task]:
         """Take up to ``most`` reserved tasks whose time has come, earliest first; those that
-        ``early`` allows may be taken when due by ``until``."""
+        may start early may be taken when due by ``until``."""
         taken: list[Task] = []
+        early = self._early
         while self._tasks and len(taken) < most:
             task = self._tasks[0]
             if task.next_run > now and (until is None or task.next_run > until or not early(task)):

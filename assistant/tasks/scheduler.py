@@ -187,9 +187,8 @@ class Scheduler:
         # smaller again, so that the last batch's write is short.
         batch = self._settings.batch_size
         released, most = self._fire_started(group), max(1, batch // 4)
-        early = self._attempts.replayable
         while self._starts_now() and (
-            due := self._ahead.due(self._now(), most, early, self._now() + START_GROUP)
+            due := self._ahead.due(self._now(), most, self._now() + START_GROUP)
         ):
             now = self._now()
             self._started.add(await self.queue.begin(due, self._planner(now), now))
