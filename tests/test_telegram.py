@@ -575,3 +575,19 @@ async def test_export_sends_the_owners_data_as_files_in_private_only(tmp_path, c
     assert [n["content"] for n in data["notes"]] == ["the wifi password is on the fridge"]
     assert [t["description"] for t in data["tasks"]] == ["water the plants"]
     assert "the wifi password" in documents[f"assistant-export-{ADA}-notes.md"].decode()
+
+
+def test_both_bot_api_connections_share_one_tls_context(monkeypatch):
+    import ssl
+
+    from assistant.telegram.bot import TelegramChannel
+
+    made, default = [], ssl.create_default_context
+
+    def counted(*args, **kwargs):
+        made.append(default(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(ssl, "create_default_context", counted)
+    TelegramChannel(TOKEN, "https://api.telegram.org/bot", [1])
+    assert len(made) == 1  # its certificate authorities are loaded once, not once each
