@@ -559,6 +559,41 @@ async def test_a_run_started_ahead_is_given_back_when_its_task_is_cancelled_or_p
     assert await fetch(conn, stored, (task.id,)) == [(expected, None)]
 
 
+async def test_only_the_store_s_changes_recheck_runs_started_ahead(running, clock, conn):
+    make, store_for, outbox, _, started = running
+    scheduler = make(read_ahead=timedelta(seconds=2))
+    store, due = store_for(scheduler), clock.now() + 5 * MINUTE
+    first = await store.add(_reminder_at("first", due))
+    second = await store.add(_reminder_at("second", due + timedelta(milliseconds=200)))
+    await asleep(clock)
+    runs = "SELECT task_id, status FROM task_runs ORDER BY task_id"
+    clock.advance(5 * MINUTE - START_AHEAD)  # the first is started
+    await until_stored(conn, runs, (), [(first.id, "running")])
+    clock.advance(timedelta(milliseconds=200))  # and the second
+    await until_stored(conn, runs, (), sorted([(first.id, "running"), (second.id, "running")]))
+    checks, gone = [], scheduler.queue.gone
+
+    async def counted(tasks):
+        checks.append([t.id for t in tasks])
+        return await gone(tasks)
+
+    scheduler.queue.gone = counted
+    outbox.failures = 1  # the first is to be tried again: its outcome's write wakes the loop
+    clock.advance(timedelta(milliseconds=50))
+    attempts = "SELECT attempts FROM scheduled_tasks WHERE id = ?"
+    await until_stored(conn, attempts, (first.id,), [(1,)])
+    await until(lambda: not scheduler._wake.is_set() and clock.sleepers() == 2)  # back asleep
+    assert checks == []  # our own wake: no task changed, nothing to ask
+    await store.pause(ALICE.user_id, second.id)
+    await until_stored(conn, runs, (), [(first.id, "error")])  # the second's is given back
+    assert checks == [[second.id]]
+    clock.advance(timedelta(milliseconds=200))
+    await until(lambda: clock.sleepers() <= 1)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+    assert outbox.notices == []
+
+
 async def test_a_call_not_safe_to_repeat_is_started_only_at_its_time(running, clock, conn):
     _, _, outbox, calls, started = running
     scheduler, [nudge, post] = await _started_ahead(

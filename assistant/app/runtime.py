@@ -197,10 +197,13 @@ async def _build(
     stack: AsyncExitStack, *, owner: bool,
 ) -> Runtime:  # fmt: skip
     config, (outbox, prompts) = setup.config, channel
-    wake = asyncio.Event()
+
+    def changed() -> None:  # the scheduler is built below, before any task can change
+        scheduler.wake()
+
     tasks = TaskStore(
         db, clock, max_live_per_user=config.scheduler.max_tasks_per_user,
-        on_change=wake.set if owner else lambda: datadir.nudge(setup.database_path()),
+        on_change=changed if owner else lambda: datadir.nudge(setup.database_path()),
     )  # fmt: skip
     sandbox, _ = await open_sandbox(config)
     services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox)
@@ -222,7 +225,7 @@ async def _build(
     deliveries = Deliveries(outbox, people, tasks, clock)
     scheduler = Scheduler(
         setup.database_path(), clock, _executors(setup, services, agent, deliveries),
-        deliveries, scheduler_settings(config), wake=wake, wrote=db.checkpointer.wrote,
+        deliveries, scheduler_settings(config), wrote=db.checkpointer.wrote,
     )  # fmt: skip
     stack.push_async_callback(scheduler.close)
 

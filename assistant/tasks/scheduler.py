@@ -72,7 +72,6 @@ class Scheduler:
         outbox: Outbox,
         settings: SchedulerSettings | None = None,
         *,
-        wake: asyncio.Event | None = None,
         wrote: Callable[[], None] = lambda: None,
     ) -> None:
         self._clock = clock
@@ -88,7 +87,8 @@ class Scheduler:
         self._started = Started()
         self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
-        self._wake = wake or asyncio.Event()  # the store's on_change may set it too
+        self._wake = asyncio.Event()  # the store's changes, and our own (a run written)
+        self._changed = False  # the store's: a cancel or a pause may concern a started run
         batch = self._settings.batch_size
         self._backlog = Backlog(self.queue, self._reports, clock, batch, self._wake.set)
         self._stopping = False
@@ -104,7 +104,8 @@ class Scheduler:
         await self.queue.close()
 
     def wake(self) -> None:
-        """Look at the table again: a task was added, changed, or a slot freed."""
+        """Look at the table again: a task was added or changed (the store's ``on_change``)."""
+        self._changed = True
         self._wake.set()
 
     def stop(self) -> None:
@@ -162,9 +163,10 @@ class Scheduler:
         while not self._stopping:
             self._in_memory()
             changed = self._wake.is_set() or self._unclaimed is None
+            recheck, self._changed = self._changed, False
             self._wake.clear()
             try:
-                if changed and self._started:
+                if recheck and self._started:
                     await self._recheck_started()
                 released = await self._release(group)
                 due = changed or (self._unclaimed is not None and self._unclaimed <= self._now())
