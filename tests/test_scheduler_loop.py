@@ -445,6 +445,19 @@ async def test_while_running_the_loop_waits_at_most_a_millisecond_for_a_thread(r
     assert sys.getswitchinterval() == before
 
 
+async def test_the_switch_interval_is_restored_when_the_last_of_two_schedulers_stops(running):
+    make, _, _, _, started = running
+    before = sys.getswitchinterval()
+    first, second = make(), make()
+    await until(lambda: first.alive and second.alive)
+    first.stop()
+    await asyncio.wait_for(started[0], 5)
+    assert sys.getswitchinterval() == min(before, 0.001)  # the second still runs
+    second.stop()
+    await asyncio.wait_for(started[1], 5)
+    assert sys.getswitchinterval() == before
+
+
 async def test_a_started_run_fires_on_time_while_the_loop_waits_for_the_database(
     running, clock, conn
 ):

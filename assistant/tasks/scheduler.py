@@ -17,7 +17,6 @@ import asyncio
 import logging
 import secrets
 import sqlite3
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -38,6 +37,7 @@ from assistant.tasks.reports import Reports
 from assistant.tasks.runs import Firing, Outcome, Plan
 from assistant.tasks.settings import SchedulerSettings
 from assistant.tasks.started import Started
+from assistant.tasks.switches import short_switches
 from assistant.tasks.task import KINDS, Task, TaskKind
 
 log = logging.getLogger(__name__)
@@ -55,9 +55,7 @@ START_AHEAD = timedelta(milliseconds=250)
 START_GROUP = START_AHEAD + timedelta(milliseconds=100)
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 SETTLE_QUIET = timedelta(milliseconds=50)  # no held run due this soon: outcomes may be written
-# Python on the database thread keeps the GIL up to the switch interval (5 ms by default)
-# while a run falls due: while the scheduler runs, the loop waits for it 1 ms at most.
-SWITCH_INTERVAL = 0.001
+SWITCH_INTERVAL = 0.001  # the longest the loop waits for the GIL while we run (switches.py)
 BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
 
@@ -118,24 +116,22 @@ class Scheduler:
         """Recover, then fire tasks as they fall due until ``stop``."""
         await self.recover()
         self.alive = True
-        switch = sys.getswitchinterval()
-        sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
         try:
-            async with asyncio.TaskGroup() as group:
-                recorder = group.create_task(self._backlog.run(self))
-                group.create_task(self._fire_on_time(group))
-                workers = self._workers(group.create_task)
-                try:
-                    await self._loop(group)
-                finally:
-                    await self._drain(workers)
-                    self._backlog.close()
-                    await recorder
-            await self._backlog.write_all()
+            with short_switches(SWITCH_INTERVAL):
+                async with asyncio.TaskGroup() as group:
+                    recorder = group.create_task(self._backlog.run(self))
+                    group.create_task(self._fire_on_time(group))
+                    workers = self._workers(group.create_task)
+                    try:
+                        await self._loop(group)
+                    finally:
+                        await self._drain(workers)
+                        self._backlog.close()
+                        await recorder
+                await self._backlog.write_all()
         finally:
             self.alive = False
             self._collector.resume()
-            sys.setswitchinterval(switch)
 
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""
