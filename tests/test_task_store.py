@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import FrozenInstanceError, fields
 from datetime import timedelta
 
 import pytest
@@ -10,6 +11,8 @@ import pytest
 from assistant.errors import TaskError, TaskNotFoundError
 from assistant.tasks import NewTask, TaskStore, parse_once
 from assistant.tasks import store as store_module
+from assistant.tasks.runs import Firing, Outcome, delivered
+from assistant.tasks.task import COLUMNS, Owner, Task
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, BOB, ZONE, call, recurring, reminder
 
@@ -240,3 +243,32 @@ async def test_an_add_on_a_full_disk_is_one_clear_error_and_stores_nothing(
             await store.add(reminder("y" * 300, "in 5m", clock.now(), owner))
     assert await rows(conn) == before
     assert len(woken) == len(before)  # every stored add woke the scheduler, the refused one not
+
+
+async def test_task_from_row_is_the_constructed_task(store, clock, conn) -> None:
+    # ``Task.from_row`` fills the value past its generated __init__ (the claim's hot path):
+    # it must be the very value the constructor makes, frozen, with every field set.
+    added = await store.add(recurring("stretch", "every day at 9am", clock.now()))
+    row = (await fetch(conn, f"SELECT {COLUMNS} FROM scheduled_tasks"))[0]
+    read = Task.from_row(row)
+    values = {f.name: getattr(read, f.name) for f in fields(Task)}
+    built = Task(**values)
+    assert read == built and hash(read) == hash(built) and repr(read) == repr(built)
+    assert vars(read) == vars(built)  # nothing more, nothing less than the fields
+    assert read.owner == Owner(ALICE.user_id, ALICE.chat_id) and hash(read.owner)
+    assert read.schedule == added.schedule and read.next_run == added.next_run
+    with pytest.raises(FrozenInstanceError):
+        read.status = "done"  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        read.owner.user_id = 2  # type: ignore[misc]
+
+
+async def test_a_delivered_outcome_is_the_constructed_outcome(store, clock) -> None:
+    # ``delivered`` fills the outcome past its generated __init__, as ``from_row`` does.
+    task, now = await store.add(reminder("tea", "in 5m", clock.now())), clock.now()
+    firing = Firing(task, task.next_run)
+    made = delivered(firing, now, now + timedelta(seconds=1), 7, "sent")
+    built = Outcome(task, task.next_run, "ok", now + timedelta(seconds=1), 7, "", None, now, "sent")
+    assert made == built and hash(made) == hash(built) and vars(made) == vars(built)
+    with pytest.raises(FrozenInstanceError):
+        made.status = "error"  # type: ignore[misc]

@@ -16,7 +16,7 @@ from assistant.clock import Clock
 from assistant.errors import RetryableRunError, RunError
 from assistant.tasks.deadline import Deadlines
 from assistant.tasks.delivery import Executor
-from assistant.tasks.runs import Firing, Outcome
+from assistant.tasks.runs import Firing, Outcome, delivered
 from assistant.tasks.task import Task, TaskKind
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class Attempts:
 
     async def run(self, firing: Firing, started: datetime) -> Outcome:
         """Run the firing once and say how it ended."""
-        task, slot = firing.task, firing.scheduled_for
+        task = firing.task
         executor = self._executors.get(task.kind)
         try:
             if executor is None:
@@ -64,17 +64,8 @@ class Attempts:
             log.exception("task %s failed with an internal error (ref %s)", task.id, reference)
             reason = f"an internal error stopped it (reference {reference})"
             return self._failed(firing, started, reason)
-        return Outcome(
-            task,
-            slot,
-            "ok",
-            self._clock.now(),
-            delivery.message_id,
-            "",
-            None,
-            started,
-            delivery.summary,
-        )
+        now = self._clock.now()
+        return delivered(firing, started, now, delivery.message_id, delivery.summary)
 
     def _failed(self, firing: Firing, started: datetime, reason: str) -> Outcome:
         now = self._clock.now()
