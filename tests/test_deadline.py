@@ -33,7 +33,7 @@ async def loop_time():
 
 
 async def run_forever(deadlines: Deadlines, started: asyncio.Event) -> None:
-    async with deadlines.within():
+    with deadlines.within():
         started.set()
         await asyncio.Event().wait()
 
@@ -51,10 +51,10 @@ async def test_a_run_past_its_timeout_ends_with_timeout_error(loop_time):
 
 async def test_a_run_that_ends_in_time_is_untouched_and_leaves_its_slice(loop_time):
     deadlines = Deadlines(60)
-    async with deadlines.within():
+    with deadlines.within():
         await asyncio.sleep(0)
     await loop_time(120)
-    async with deadlines.within():
+    with deadlines.within():
         pass  # a later run in a new slice: nothing of the first is left to expire
 
 
@@ -85,7 +85,7 @@ def test_a_new_event_loop_gets_its_own_timers():
     deadlines = Deadlines(60)
 
     async def ends_in_time() -> None:
-        async with deadlines.within():
+        with deadlines.within():
             pass  # its slice's timer stays armed on this loop, which then ends
 
     async def times_out() -> bool:
@@ -122,7 +122,7 @@ async def test_a_run_that_swallows_its_timeout_leaves_no_cancel_behind(loop_time
     deadlines, started, ended = Deadlines(60), asyncio.Event(), asyncio.Event()
 
     async def stubborn() -> int:
-        async with deadlines.within():
+        with deadlines.within():
             started.set()
             with contextlib.suppress(asyncio.CancelledError):  # it ignores its cancellation
                 await asyncio.Event().wait()

@@ -48,7 +48,7 @@ class Attempts:
         try:
             if executor is None:
                 raise RunError(f"this installation cannot run {task.kind} tasks")
-            async with self._deadlines.within():
+            with self._deadlines.within():
                 delivery = await executor.run(firing)
         except RetryableRunError as exc:
             return self._retry_or_fail(firing, started, str(exc))
