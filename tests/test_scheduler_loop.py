@@ -14,7 +14,7 @@ from assistant.tasks.backlog import SETTLE_WITHIN
 from assistant.tasks.oneshot import describe
 from assistant.tasks.reading import Parsed
 from assistant.tasks.schedule import Once
-from assistant.tasks.scheduler import SETTLE_QUIET, START_AHEAD, START_GROUP
+from assistant.tasks.scheduler import SETTLE_QUIET, START_AHEAD, START_GROUP, START_PER_RUN
 from assistant.tasks.task import NewTask
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
@@ -407,14 +407,16 @@ async def _reminder_started_ahead(running, clock, conn):
     return scheduler, task
 
 
-async def _restart_at_its_time(tmp_path, clock, outbox) -> None:
-    """Start another scheduler on the same file, recover, and fire what is due at the time."""
+async def _restart_at_its_time(tmp_path, clock, outbox, *, late: bool = False) -> None:
+    """Start another scheduler on the same file, recover (``late``: once the time has come),
+    and fire what is due at the time."""
     restarted = Scheduler(
         tmp_path / "assistant.db", clock, {"reminder": ReminderExecutor(outbox)}, outbox
     )
     try:
+        clock.advance(START_AHEAD if late else timedelta(0))
         await restarted.recover()
-        clock.advance(START_AHEAD)
+        clock.advance(timedelta(0) if late else START_AHEAD)
         assert await restarted.fire_due() == 1
     finally:
         await restarted.close()
@@ -508,6 +510,31 @@ async def test_runs_due_close_together_are_started_in_one_write(running, clock, 
     assert writes == [2]  # the one due soon after came with it; the later one waits
     clock.advance(START_AHEAD + START_GROUP)  # all three are due
     await until(lambda: len(outbox.notices) == 3)
+    scheduler.stop()
+    await asyncio.wait_for(started[-1], 5)
+
+
+async def test_a_burst_is_started_further_ahead_the_more_runs_it_has(running, clock, conn):
+    make, _, outbox, _, started = running
+    scheduler = make(read_ahead=timedelta(seconds=2))
+    store, due, count = TaskStore(conn, clock, max_live_per_user=2000), clock.now() + MINUTE, 1000
+    await store.add_many([_reminder_at(f"r{n}", due) for n in range(count)])
+    scheduler.wake()
+    await asleep(clock)
+    clock.advance(MINUTE - timedelta(seconds=1))  # reserved
+    leased = "SELECT COUNT(*) FROM scheduled_tasks WHERE lease_owner IS NOT NULL"
+    await until_stored(conn, leased, (), [(count,)])
+    await asleep(clock)
+    # 1,000 reserved: started START_PER_RUN each earlier than START_AHEAD (30 ms here).
+    clock.advance(timedelta(seconds=1) - START_AHEAD - START_PER_RUN * count / 2)
+    await until(lambda: len(scheduler._started) > 0)
+    await asleep(clock)
+    assert outbox.notices == [] and 0 < len(scheduler._started) < count
+    clock.advance(START_PER_RUN * count / 2)  # START_AHEAD before their time: all started
+    await until(lambda: len(scheduler._started) == count)
+    assert outbox.notices == []
+    clock.advance(START_AHEAD)
+    await until(lambda: len(outbox.notices) == count)
     scheduler.stop()
     await asyncio.wait_for(started[-1], 5)
 
@@ -642,9 +669,12 @@ async def test_a_run_started_ahead_is_returned_unrun_at_stop_and_fires_after_res
     assert outbox.texts() == [f"⏰ call mom\ntask {task.id}"]  # no note of a restart
 
 
-async def test_a_crash_after_a_run_was_started_ahead_sends_it_after_restart_with_a_note(
-    running, clock, conn, tmp_path
+@pytest.mark.parametrize("restart", ["before its time", "after its time"])
+async def test_a_run_started_ahead_and_cut_off_by_a_crash_fires_after_the_restart(
+    running, clock, conn, tmp_path, restart
 ):
+    # Before its time it has not gone out: returned unrun, it fires with no note. After its
+    # time it may have: it is sent again with the restart's note.
     _, _, outbox, _, started = running
     scheduler, task = await _reminder_started_ahead(running, clock, conn)
     status = "SELECT status FROM task_runs WHERE task_id = ?"
@@ -657,10 +687,12 @@ async def test_a_crash_after_a_run_was_started_ahead_sends_it_after_restart_with
     started[-1].cancel()
     await asyncio.gather(started[-1], return_exceptions=True)
     assert await fetch(conn, status, (task.id,)) == [("running",)]
-    await _restart_at_its_time(tmp_path, clock, outbox)
-    assert outbox.texts() == [
-        f"⏰ call mom\n(sent again after a restart; it may have arrived already) · task {task.id}"
-    ]
+    late = restart == "after its time"
+    await _restart_at_its_time(tmp_path, clock, outbox, late=late)
+    note = "\n(sent again after a restart; it may have arrived already) · " if late else "\n"
+    assert outbox.texts() == [f"⏰ call mom{note}task {task.id}"]
+    [(status, attempt)] = await fetch(conn, "SELECT status, attempt FROM task_runs")
+    assert (status, attempt) == ("ok", 2 if late else 1)
 
 
 async def test_a_retry_started_ahead_fires_at_its_retry_time_not_before(running, clock, conn):

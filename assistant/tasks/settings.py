@@ -29,7 +29,7 @@ class SchedulerSettings:
     batch_size: int = 500
     shutdown_grace: timedelta = timedelta(seconds=5)
     concurrency: Mapping[TaskKind, int] = field(default_factory=lambda: dict(DEFAULT_CONCURRENCY))
-    read_ahead: timedelta = timedelta(seconds=4)  # tasks due this soon are reserved, up to:
+    read_ahead: timedelta = timedelta(seconds=8)  # tasks due this soon are reserved, up to:
     reserved_max: int = 100_000
 
     @property
