@@ -14,7 +14,8 @@ from assistant.tasks.backlog import SETTLE_WITHIN
 from assistant.tasks.oneshot import describe
 from assistant.tasks.reading import Parsed
 from assistant.tasks.schedule import Once
-from assistant.tasks.scheduler import SETTLE_QUIET, START_AHEAD, START_GROUP, START_PER_RUN
+from assistant.tasks.scheduler import SETTLE_QUIET
+from assistant.tasks.started import START_AHEAD, START_GROUP, START_PER_RUN
 from assistant.tasks.task import NewTask
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until

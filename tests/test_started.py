@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from assistant.tasks.runs import Firing
-from assistant.tasks.started import Started
+from assistant.tasks.started import START_AHEAD, START_AHEAD_MAX, Started, lead
 from tests.test_readahead import NOW, task
 
 
@@ -30,3 +30,9 @@ def test_the_runs_of_changed_tasks_are_taken_and_the_rest_keep_their_order():
     assert [p.task.id for p in started.take({"b", "d", "x"})] == ["b", "d"]
     assert [t.id for t in started.tasks()] == ["a", "c"]
     assert [p.task.id for p in started.due(NOW + timedelta(minutes=9))] == ["a", "c"]
+
+
+def test_the_lead_grows_with_the_runs_reserved_up_to_its_bound():
+    assert lead(0) == START_AHEAD  # a reminder at a quiet time: a quarter second
+    assert lead(1000) == START_AHEAD + timedelta(milliseconds=30)
+    assert lead(100_000) == lead(10**9) == START_AHEAD_MAX  # a burst: started 3 s ahead

@@ -36,7 +36,7 @@ from assistant.tasks.recovery import recover
 from assistant.tasks.reports import Reports
 from assistant.tasks.runs import Firing, Outcome, Plan
 from assistant.tasks.settings import SchedulerSettings
-from assistant.tasks.started import Started
+from assistant.tasks.started import GROUP, Started, lead
 from assistant.tasks.switches import short_switches
 from assistant.tasks.task import KINDS, Task, TaskKind
 
@@ -47,17 +47,6 @@ HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or runni
 # A task is reserved this share of the read-ahead before it is due: time enough to reserve a
 # burst of 100,000, and each reserve takes the next quarter of the read-ahead with it.
 RESERVE_AT = 0.75
-# A reserved run that is safe to repeat (a reminder, a GET) is started ahead of its time, so
-# that only its firing is left at the instant: this long before it, and START_PER_RUN more for
-# each run still reserved (up to START_AHEAD_MAX), so that a burst is started before its time
-# comes; the lead shrinks as its runs are started. A stop returns it unrun, and so does a
-# cancel or a pause (at the next wake), or a crash (at the restart, or with the restart's note
-# once its time has come, as it may have gone out).
-START_AHEAD = timedelta(milliseconds=250)
-START_PER_RUN = timedelta(microseconds=30)  # a run's start costs 10-30 µs of the database's
-START_AHEAD_MAX = timedelta(seconds=3)
-# Those due within this much of the first are started with it: one write, not one a run.
-START_GROUP = START_AHEAD + timedelta(milliseconds=100)
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 SETTLE_QUIET = timedelta(milliseconds=50)  # no held run due this soon: outcomes may be written
 SWITCH_INTERVAL = 0.001  # the longest the loop waits for the GIL while we run (switches.py)
@@ -191,7 +180,7 @@ class Scheduler:
         batch = self._settings.batch_size
         released, most = self._fire_started(group), max(1, batch // 4)
         while self._starts_now() and (
-            due := self._ahead.due(self._now(), most, self._now() + START_GROUP + self._more())
+            due := self._ahead.due(self._now(), most, self._now() + self._lead() + GROUP)
         ):
             now = self._now()
             self._started.add(await self.queue.begin(due, self._planner(now), now))
@@ -249,11 +238,10 @@ class Scheduler:
             return None
         if not self._attempts.replayable(task):
             return task.next_run
-        return task.next_run - START_AHEAD - self._more()
+        return task.next_run - self._lead()
 
-    def _more(self) -> timedelta:
-        """How much earlier than ``START_AHEAD`` runs are started, for those reserved."""
-        return min(START_PER_RUN * len(self._ahead), START_AHEAD_MAX - START_AHEAD)
+    def _lead(self) -> timedelta:
+        return lead(len(self._ahead))
 
     def _starts_now(self) -> bool:
         """Whether the earliest reserved run is to be started: the loop, woken for anything
