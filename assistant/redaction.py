@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -86,12 +87,21 @@ def is_sensitive_key(name: str) -> bool:
 
 def redact_value(value: Any) -> Any:
     """Return a copy of a JSON-like value with sensitive keys masked and secrets in text hidden."""
-    if isinstance(value, Mapping):
+    if isinstance(value, str):  # the usual leaf first: a Mapping check is an ABC's, slower
+        return redact_text(value)
+    if isinstance(value, dict | Mapping):
         return {
             str(k): MASK if is_sensitive_key(str(k)) else redact_value(v) for k, v in value.items()
         }
     if isinstance(value, list | tuple):
         return [redact_value(v) for v in value]
-    if isinstance(value, str):
-        return redact_text(value)
     return value
+
+
+# One encoder for every call: ``json.dumps`` with any option set builds a new one each time.
+_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
+def redacted_json(value: Any) -> str:
+    """A JSON-like value as JSON text, redacted as ``redact_value`` does it."""
+    return _JSON.encode(redact_value(value))

@@ -6,6 +6,8 @@ import io
 import json
 import logging
 import os
+from datetime import date
+from types import MappingProxyType
 from urllib.parse import quote
 
 import httpx
@@ -20,6 +22,7 @@ from assistant.redaction import (
     is_sensitive_key,
     redact_text,
     redact_value,
+    redacted_json,
     remember_secrets,
 )
 from assistant.tools import Executor, Registry, ToolContext
@@ -78,6 +81,19 @@ def test_sensitive_keys() -> None:
         "headers": {"Authorization": "[REDACTED]"},
         "q": ["k [REDACTED]"],
     }
+
+
+def test_redacted_json_masks_keys_and_secrets_and_keeps_the_text() -> None:
+    value = MappingProxyType(
+        {"Api-Key": "k", "text": f"café {OPENAI_KEY}", "when": date(2026, 1, 2), "n": (1, None)}
+    )
+    assert json.loads(redacted_json(value)) == {
+        "Api-Key": "[REDACTED]",
+        "text": "café [REDACTED]",
+        "when": "2026-01-02",  # what JSON cannot hold is written as text
+        "n": [1, None],
+    }
+    assert "café" in redacted_json(value)  # not escaped to \\u00e9
 
 
 async def test_httpx_request_log_is_redacted(log_output) -> None:

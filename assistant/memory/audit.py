@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from assistant.clock import Clock
 from assistant.db import Database, Row
-from assistant.redaction import redact_text, redact_value
+from assistant.redaction import redact_text, redacted_json
 
 Outcome = Literal[
     "ok", "error", "timeout", "invalid", "unknown_tool", "denied", "cancelled", "pending"
@@ -80,7 +80,7 @@ class AuditLog:
 def arguments_json(arguments: Mapping[str, Any]) -> str:
     """Arguments as an audit row keeps them: redacted, and bounded whatever the model sent."""
     try:
-        text = json.dumps(redact_value(arguments), ensure_ascii=False, default=str)
+        text = redacted_json(arguments)
     except (RecursionError, ValueError, TypeError):
         return json.dumps({"_unrecorded": "arguments nested too deep to record"})
     if len(text) <= ARGUMENTS_CHARS:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from assistant.redaction import redact_text, redact_value
+from assistant.redaction import redact_text, redacted_json
 from assistant.tasks.schedule import next_after
 from assistant.tasks.task import STAMP_RESOLUTION, Task, stamp
 
@@ -112,7 +111,7 @@ def audit_row(outcome: Outcome) -> tuple[object, ...]:
         stamp(outcome.scheduled_for),
         task.owner.user_id,
         task.kind,
-        json.dumps(redact_value(task.execution), ensure_ascii=False, default=str),
+        redacted_json(task.execution),
         AUDIT_OUTCOMES[outcome.status],
         redact_text(outcome.summary[:RESULT_CHARS]),
         redact_text(error[:RESULT_CHARS]),
