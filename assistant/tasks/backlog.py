@@ -58,6 +58,7 @@ class Backlog:
         self._reports = reports
         self._clock = clock
         self._batch = batch
+        self._most = BACKLOG_BATCHES * batch
         self._wake = wake  # a written run leaves its task due again: look at the table
         self._outcomes: deque[Outcome] = deque()
         self._added = asyncio.Event()
@@ -68,8 +69,10 @@ class Backlog:
 
     def add(self, outcome: Outcome, pace: Pace) -> None:
         """Hold a finished run until it can be written."""
-        self._outcomes.append(outcome)
-        if len(self._outcomes) == 1 or self._may_settle(pace):
+        outcomes = self._outcomes
+        outcomes.append(outcome)
+        # ``_may_settle``, inlined: this runs once a run, and in a burst that adds up.
+        if len(outcomes) == 1 or len(outcomes) >= self._most or pace.settling_allowed():
             self._added.set()  # to write, or to start the oldest one's clock
 
     def nudge(self) -> None:
@@ -126,7 +129,7 @@ class Backlog:
         return True
 
     def _may_settle(self, pace: Pace) -> bool:
-        return len(self._outcomes) >= BACKLOG_BATCHES * self._batch or pace.settling_allowed()
+        return len(self._outcomes) >= self._most or pace.settling_allowed()
 
     def _overdue(self, pace: Pace) -> bool:
         if pace.starting_runs():

@@ -293,17 +293,18 @@ class Scheduler:
         return [spawn(self._work(kind)) for kind in KINDS for _ in range(self._limit(kind))]
 
     async def _work(self, kind: TaskKind) -> None:
-        waiting = self._waiting[kind]
+        # Bound once: in a burst this loop is most of the event loop's work.
+        waiting, run, end, now = self._waiting[kind], self._attempts.run, self._end, self._now
         while True:
             while not waiting:
                 await waiting.wait()
             firing = waiting.take()
             try:
-                outcome = await self._attempts.run(firing, self._now())
+                outcome = await run(firing, now())
             except asyncio.CancelledError:
-                self._end(Outcome(firing.task, firing.scheduled_for, "released", self._now()))
+                end(Outcome(firing.task, firing.scheduled_for, "released", now()))
                 raise
-            self._end(outcome)
+            end(outcome)
 
     def _end(self, outcome: Outcome) -> None:
         kind = outcome.task.kind
@@ -311,11 +312,11 @@ class Scheduler:
         self._backlog.add(outcome, self)
         if self._waiting_for_room and self._held[kind] <= self._cap(kind) // 2:
             self._wake.set()  # room for another batch of this kind, which due tasks wait for
-        if not self._holding():
+        if not any(self._held.values()):  # four kinds: cheaper than keeping a total
             self._idle.set()
 
     def _holding(self) -> bool:
-        return any(self._held.values())  # four kinds: cheaper than keeping a total
+        return any(self._held.values())
 
     async def _drain(self, workers: list[asyncio.Task[None]]) -> None:
         """Let held runs finish within the grace, then return the unstarted, release the rest."""
