@@ -69,10 +69,8 @@ class Backlog:
 
     def add(self, outcome: Outcome, pace: Pace) -> None:
         """Hold a finished run until it can be written."""
-        outcomes = self._outcomes
-        outcomes.append(outcome)
-        # ``_may_settle``, inlined: this runs once a run, and in a burst that adds up.
-        if len(outcomes) == 1 or len(outcomes) >= self._most or pace.settling_allowed():
+        self._outcomes.append(outcome)
+        if len(self._outcomes) == 1 or self._may_settle(pace):
             self._added.set()  # to write, or to start the oldest one's clock
 
     def nudge(self) -> None:

@@ -312,11 +312,11 @@ class Scheduler:
         self._backlog.add(outcome, self)
         if self._waiting_for_room and self._held[kind] <= self._cap(kind) // 2:
             self._wake.set()  # room for another batch of this kind, which due tasks wait for
-        if not any(self._held.values()):  # four kinds: cheaper than keeping a total
+        if not self._holding():
             self._idle.set()
 
     def _holding(self) -> bool:
-        return any(self._held.values())
+        return any(self._held.values())  # four kinds: cheaper than keeping a total
 
     async def _drain(self, workers: list[asyncio.Task[None]]) -> None:
         """Let held runs finish within the grace, then return the unstarted, release the rest."""
