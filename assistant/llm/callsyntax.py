@@ -56,8 +56,10 @@ def json_arguments(raw: str) -> Any | Broken:
     fenced = _FENCED.fullmatch(text)
     if fenced:
         text = fenced.group(1)
+    if not text:
+        return Broken("the arguments are missing: write {} for none")
     try:
-        return json.loads(text) if text else {}
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         return Broken(f"the arguments are not valid JSON: {exc.msg}")
     except RecursionError:
@@ -175,13 +177,24 @@ def invoke_calls(segment: str) -> Parsed:
 
 
 def _parameters(body: str, opener: str, closer: str) -> dict[str, Any] | Broken:
+    """The parameters of one call; text between them is an error, not something to skip.
+
+    A missing closer before the next parameter is tolerated, as the formats' own parsers do;
+    after the last one it means the value was cut off.
+    """
+    head, *pieces = body.split(opener)
     arguments: dict[str, Any] = {}
-    for piece in body.split(opener)[1:]:
+    for index, piece in enumerate(pieces, 1):
         gt = piece.find(">")
         if gt < 0:
             return Broken("a parameter name is not closed with '>'")
-        value = piece[gt + 1 :].split(closer, 1)[0]
+        value, closed, after = piece[gt + 1 :].partition(closer)
+        if not closed and index == len(pieces):
+            return Broken(f"the last parameter is not closed with {closer}")
+        head += after
         arguments[piece[:gt].strip("\"' ")] = scalar(value)
+    if head.strip():
+        return Broken(f"only parameters may stand in a call, found {head.strip()[:40]!r}")
     return arguments
 
 

@@ -62,6 +62,7 @@ class Next:
 
     def at_or_after(self, start: int) -> int:
         """Where the next match begins (the end of the text when there is none)."""
+        start = min(start, len(self._text))  # past the end is the end: a search always ends
         if self._at < start:
             if isinstance(self._needle, str):
                 self._at = find(self._text, self._needle, start)

@@ -142,7 +142,11 @@ _NOT_FENCES = tuple(marker for marker in _KINDS if marker != "```")
 # A line that starts a Python-call list; the reply's first line is read with a leading "\n".
 _BARE_PYTHON = re.compile(r"\n[^\S\n]*+\[[^\S\n]*+[A-Za-z_][\w.]*+\(")
 _LINE_END = re.compile(r"[^\S\n]*+(?:\n|\Z)")
-_MISTRAL_NAME = re.compile(r"\s*+([A-Za-z_][\w.\-]*+)(?:\[CALL_ID\][\w\-]{0,64})?(?:\[ARGS\])?")
+# v11+: ``name{...}`` or ``name[ARGS]{...}``; a word before a JSON list is prose before a pre-v11
+# call list (``[TOOL_CALLS] [{"name": ...}]``), not a tool's name.
+_MISTRAL_NAME = re.compile(
+    r"\s*+([A-Za-z_][\w.\-]*+)(?:\[CALL_ID\][\w\-]{0,64})?(?:\[ARGS\])?(?!\s*+\[)"
+)
 _HARMONY_TO = re.compile(r"to=functions\.([\w.\-]+)")
 MARKERS = (*_KINDS, *_WRAPPERS, "</think>")  # what a streamed reply holds back
 # Wrapper markers are noise around calls, but text inside a Markdown fence and data inside a
@@ -232,7 +236,8 @@ class _Markup:
                 pos = value[1]
                 continue
             self.kept.append(text[pos:at])
-            pos = self._bare_python(at) if bare < mark else self._marker(marker, at)
+            step = self._bare_python(at) if bare < mark else self._marker(marker, at)
+            pos = min(len(text), max(step, at + 1))  # every step reads at least one character
         self.kept.append(text[pos:])
         return Extraction("".join(self.kept), tuple(self.calls), tuple(self.broken))
 
@@ -283,6 +288,9 @@ class _Markup:
         # "<function=" is part of what it opens
         content = self.text[at if opener == "<function=" else start : close]
         parsed = reader(content)
+        if close >= len(self.text) and not isinstance(parsed, (str, Broken)):
+            # No closer: the call was cut off, and an unfinished call is never run.
+            parsed = Broken(f"the call is unfinished: {closer} is missing")
         if parsed == "block":
             self.kept.append(self.text[at:end])
         elif parsed == "content":
@@ -318,8 +326,9 @@ class _Markup:
         try:
             value, end = raw_decode(self.text, begin)
         except Unreadable as exc:
-            end = max(exc.pos, begin + 1)
-            self._take(Broken(f"the arguments of {name} are not valid JSON: {exc.msg}"), at, end)
+            end = min(len(self.text), max(exc.pos, begin + 1))
+            reason = "are missing" if begin == len(self.text) else f"are not valid JSON: {exc.msg}"
+            self._take(Broken(f"the arguments of {name} {reason}"), at, end)
             return end
         except RecursionError:
             self._take(Broken("the arguments are nested too deeply"), at, len(self.text))
@@ -368,6 +377,7 @@ class _Markers:
 
     def at_or_after(self, start: int) -> tuple[int, str]:
         """Where the next marker begins, and which (the longest, when two begin there)."""
+        start = min(start, len(self._text))  # past the end is the end: a search always ends
         while (top := self._heap[0])[0] < start:
             heapq.heapreplace(self._heap, (find(self._text, top[2], start), top[1], top[2]))
         return top[0], top[2]
