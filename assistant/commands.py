@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -53,14 +54,16 @@ async def _run(setup: app.Setup) -> None:
 
 async def _chat(setup: app.Setup) -> None:
     from assistant.app import serve
-    from assistant.console import Console, CurrentStdout
+    from assistant.console import Console, CurrentStdout, WholeLines
 
-    console = Console(CurrentStdout(), serve.console_user(setup))
+    folder = setup.database_path().parent
+    prompt = sys.stdin.isatty() and sys.stdout.isatty() and _log_to(folder / "chat.log")
+    out = WholeLines(CurrentStdout(), lambda: shutil.get_terminal_size().columns)
+    console = Console(out if prompt else CurrentStdout(), serve.console_user(setup))
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, console.feed, None)
     loop.add_signal_handler(signal.SIGINT, console.interrupt)
-    folder = setup.database_path().parent
-    if not (sys.stdin.isatty() and sys.stdout.isatty()) or not _log_to(folder / "chat.log"):
+    if not prompt:
         console.read_stdin()
         await serve.chat(setup, SystemClock(), console)
         return

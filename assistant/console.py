@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO, Protocol
@@ -61,6 +61,40 @@ class CurrentStdout:
     def isatty(self) -> bool:
         """Whether the process's own standard output is a terminal."""
         return sys.__stdout__ is not None and sys.__stdout__.isatty()
+
+
+class WholeLines:
+    """An output above a prompt that passes on whole lines only.
+
+    The prompt is redrawn after every write, from the start of its line: a part of a line
+    written before it would be drawn over, so a streamed answer is held until its line ends,
+    and a line wider than the terminal goes out a row at a time, cut after a space.
+    """
+
+    def __init__(self, out: Output, columns: Callable[[], int] = lambda: 80) -> None:
+        self._out, self._columns, self._held = out, columns, ""
+
+    def write(self, text: str, /) -> int:
+        """Take text; write each line (or terminal row) it completes."""
+        self._held += text
+        whole, newline, self._held = self._held.rpartition("\n")
+        rows = [*whole.split("\n")] if newline else []
+        while len(self._held) >= (width := max(self._columns(), 20)):
+            cut = self._held.rfind(" ", 0, width) + 1 or width
+            rows.append(self._held[:cut].rstrip())
+            self._held = self._held[cut:]
+        if newline or rows:
+            self._out.write("".join(row + "\n" for row in rows))
+        return len(text)
+
+    def flush(self) -> None:
+        """Show the lines written; a line still open stays held."""
+        self._out.flush()
+
+    def isatty(self) -> bool:
+        """Whether the output below is a terminal."""
+        isatty = getattr(self._out, "isatty", None)
+        return bool(callable(isatty) and isatty())
 
 
 class Style:

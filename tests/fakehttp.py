@@ -40,6 +40,7 @@ class Reply:
     raw: bytes | None = None  # a body sent as is (set content-type in headers)
     trickle: asyncio.Event | None = None  # send the headers, then wait for this before the body
     hold: asyncio.Event | None = None  # wait for this before answering (a slow server)
+    gap: float = 0.0  # seconds between events, as a model writes
 
 
 Handler = Callable[[Received], Awaitable[Reply] | Reply]
@@ -176,6 +177,8 @@ async def _write(writer: asyncio.StreamWriter, reply: Reply) -> None:
         chunk = data.encode()
         writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
         await writer.drain()
+        if reply.gap:
+            await asyncio.sleep(reply.gap)
     writer.write(b"0\r\n\r\n")
     await writer.drain()
 
