@@ -59,7 +59,11 @@ async def _chat(setup: app.Setup) -> None:
     folder = setup.database_path().parent
     prompt = sys.stdin.isatty() and sys.stdout.isatty() and _log_to(folder / "chat.log")
     out = WholeLines(CurrentStdout(), lambda: shutil.get_terminal_size().columns)
-    console = Console(out if prompt else CurrentStdout(), serve.console_user(setup))
+    console = Console(
+        out if prompt else CurrentStdout(),
+        serve.console_user(setup),
+        exports=folder / "exports",
+    )
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, console.feed, None)
     loop.add_signal_handler(signal.SIGINT, console.interrupt)

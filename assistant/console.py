@@ -24,6 +24,7 @@ from assistant.agent.approval import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.commands import Button, Reply, notice_buttons
 from assistant.errors import StorageError
+from assistant.memory import export
 from assistant.tasks import Notice
 
 PROMPT = "› "
@@ -159,8 +160,15 @@ class Printer:
 class Console:
     """A prompt on a terminal: lines in, answers and notifications out."""
 
-    def __init__(self, out: Output, user_id: int = 0, style: Style | None = None) -> None:
+    def __init__(
+        self,
+        out: Output,
+        user_id: int = 0,
+        style: Style | None = None,
+        exports: Path | None = None,
+    ) -> None:
         self._out = out
+        self._exports = exports  # where /export writes its files
         self._user_id = user_id
         self._style = style or Style.for_output(out)
         self._lines: asyncio.Queue[str | None] = asyncio.Queue()
@@ -300,8 +308,21 @@ class Console:
         result = await assistant.answer(person, text, printer.show)
         if isinstance(result, Answer):
             printer.finish(result)
+        elif result.files:
+            self._print(result.text + "\n" + await self._save(result.files))
         else:
             self._show(result)
+
+    async def _save(self, files: Sequence[tuple[str, bytes]]) -> str:
+        """Write a reply's files to a new folder and say where; a terminal cannot attach them."""
+        if self._exports is None:
+            return "(files cannot be saved here: no data folder)"
+        folder = self._exports / time.strftime("%Y%m%d-%H%M%S")
+        try:
+            written = await asyncio.to_thread(export.write, folder, dict(files))
+        except OSError as exc:
+            return f"could not save the files in {folder}: {exc.strerror or 'an error'}"
+        return "\n".join(f"  saved {path}" for path in written)
 
     def _show(self, reply: Reply) -> None:
         self._print(reply.text + self._hints(reply.buttons))

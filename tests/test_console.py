@@ -6,6 +6,7 @@ import asyncio
 import io
 import sqlite3
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from fakehttp import Reply, fake_server
@@ -36,9 +37,9 @@ def setup_for(tmp_path, **sections) -> Setup:
 class Terminal:
     """A console whose output the test reads and whose input it types."""
 
-    def __init__(self) -> None:
+    def __init__(self, exports: Path | None = None) -> None:
         self.out = io.StringIO()
-        self.console = Console(self.out, user_id=5)
+        self.console = Console(self.out, user_id=5, exports=exports)
 
     def type(self, *lines: str) -> None:
         for line in lines:
@@ -59,6 +60,22 @@ async def test_commands_work_without_a_model_and_plain_words_say_how_to_get_one(
     assert "Timezone set to Asia/Tokyo; it is 18:26 there now." in text
     assert "Saved note 1." in text and "1. buy milk" in text
     assert "$OPENAI_API_KEY is empty" in text and "Ollama" in text and "/help" in text
+
+
+async def test_export_writes_the_files_and_says_where(tmp_path, clock, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal = Terminal(exports=tmp_path / "exports")
+    terminal.type("/note the locker code is 4312", "/export", "/quit")
+    await chat(setup_for(tmp_path), clock, terminal.console)
+    saved = [
+        line.split("saved ", 1)[1] for line in terminal.text().splitlines() if "saved " in line
+    ]
+    assert saved, terminal.text()
+    paths = [Path(p) for p in saved]
+    assert all(
+        p.parent.parent == tmp_path / "exports" and p.stat().st_mode & 0o077 == 0 for p in paths
+    )
+    assert any(b"the locker code is 4312" in p.read_bytes() for p in paths)
 
 
 async def test_a_reminder_prints_when_it_fires_and_can_be_snoozed(tmp_path, clock, monkeypatch):

@@ -45,18 +45,7 @@ async def export(setup: Setup, folder: Path) -> str:
         written = []
         for (user_id,) in rows:
             data = await exporting.gather(runtime.db, int(user_id), clock.now().isoformat())
-            written += await asyncio.to_thread(_write, folder, exporting.files(data))
+            written += await asyncio.to_thread(exporting.write, folder, exporting.files(data))
     if not written:
         return "nothing to export: no user has notes, tasks or conversations yet"
     return "exported " + ", ".join(str(path) for path in written)
-
-
-def _write(folder: Path, files: dict[str, bytes]) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, content in files.items():
-        path = folder / name
-        path.write_bytes(content)
-        path.chmod(0o600)  # one person's data
-        written.append(path)
-    return written

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from assistant.db import Database, Row
@@ -82,3 +83,15 @@ def notes_markdown(data: dict[str, Any]) -> str:
         tags = " ".join(f"#{tag}" for tag in note["tags"])
         lines += [f"## {note['created_at']}{'  ' + tags if tags else ''}", "", note["content"], ""]
     return "\n".join(lines)
+
+
+def write(folder: Path, files: dict[str, bytes]) -> list[Path]:
+    """Write exported files into ``folder`` (made if missing), readable by their owner only."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    written = []
+    for name, content in files.items():
+        path = folder / Path(name).name  # a name, never a path elsewhere
+        path.write_bytes(content)
+        path.chmod(0o600)  # one person's data
+        written.append(path)
+    return written
