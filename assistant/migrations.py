@@ -211,4 +211,13 @@ MIGRATIONS: tuple[str, ...] = (
         SELECT id, fts_indexed(content, user_id), 'c' || replace(chat_id, '-', 'n')
         FROM messages WHERE role IN ('user', 'assistant') AND content != '';
     """,
+    # 11: how a model's tool mode was learned: from the start-up probe (tried again later when
+    # it is not native, and never pinned by a made-up request alone), from real turns, or from
+    # `assistant doctor`; and the mode to fall back to when real turns show native fails.
+    """
+    ALTER TABLE llm_modes ADD COLUMN learned TEXT NOT NULL DEFAULT 'turns';
+    ALTER TABLE llm_modes ADD COLUMN fallback TEXT NOT NULL DEFAULT 'text';
+    UPDATE llm_modes SET learned = 'probe'
+        WHERE reason NOT IN ('the endpoint refuses them', 'it wrote them as text');
+    """,
 )

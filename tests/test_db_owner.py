@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 
 from assistant.clock import FakeClock
-from assistant.llm.modes import StoredModes
+from assistant.llm.modes import Remembered, StoredModes
 from assistant.memory.audit import AuditEntry, AuditLog
 from assistant.memory.notes import Notes
 from assistant.memory.people import People
@@ -67,8 +67,9 @@ async def test_a_profile_write_does_not_commit_anothers_half_done_rows(conn) -> 
 
 async def test_a_remembered_tool_mode_does_not_commit_anothers_rows(conn) -> None:
     modes = StoredModes(conn)
-    await interleave(conn, lambda: modes.remember("small", "text", "refused tools"))
-    assert await modes.recall("small") == "text"
+    known = Remembered("text", "refused tools", "turns", datetime.now(UTC))
+    await interleave(conn, lambda: modes.remember("small", known))
+    assert await modes.recall("small") == known
     assert await fetch(conn, "SELECT COUNT(*) FROM notes") == [(0,)]
 
 

@@ -14,6 +14,8 @@ from assistant.app.doctor import _model as _model_line
 from assistant.app.doctor import _sandbox, doctor
 from assistant.cli import main
 from assistant.config import parse_config
+from assistant.db import open_database
+from assistant.llm.modes import StoredModes
 from assistant.tools.sandbox import Jail
 
 
@@ -113,6 +115,28 @@ async def test_a_server_that_silently_drops_tools_is_noticed(tmp_path, monkeypat
     async with fake_server() as model:
         model.script_probe(chat_reply("Hello! How can I help?"), chat_reply("hello to you too"))
         check = await _model_line(setup_for(tmp_path, f"{model.url}/v1", "http://127.0.0.1:9/bot"))
-    assert "tool calls work in text mode (it ignores native tools and does not keep to a JSON" in (
+    assert "tool calls work in native mode (it accepts tools but answered the check in prose" in (
         check.detail
     )
+    assert "text mode to fall back to (it does not keep to a JSON schema)" in check.detail
+
+
+async def test_doctors_check_becomes_the_remembered_mode_and_it_says_the_change(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("TEST_KEY", "k")
+    async with fake_server() as model:
+        setup = setup_for(tmp_path, f"{model.url}/v1", "http://127.0.0.1:9/bot")
+        # a first check while the server was misconfigured: tools refused, prose to the schema
+        model.script_probe(error_reply(400, "tools are not supported"), chat_reply("hi"))
+        first = await _model_line(setup)
+        assert "tool calls work in text mode" in first.detail
+        second = await _model_line(setup)  # fixed now: the default probe reply is a real call
+    assert "tool calls work in native mode" in second.detail
+    assert "it was in text mode since" in second.detail and "now native" in second.detail
+    db = await open_database(setup.database_path())
+    try:
+        known = await StoredModes(db).recall(f"openai:gpt-4o-mini@{model.url}/v1")
+    finally:
+        await db.close()
+    assert known is not None and (known.mode, known.learned) == ("native", "doctor")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 from agent_fixtures import ME, build_rig
@@ -10,7 +11,7 @@ from fakehttp import fake_server
 from llm_fixtures import chat_reply
 
 from assistant.llm.grammar import ID_LENGTH, TEXT_LENGTH, schema
-from assistant.llm.modes import StoredModes
+from assistant.llm.modes import Remembered, StoredModes
 from assistant.llm.types import ToolSpec
 
 
@@ -66,8 +67,9 @@ async def test_an_object_that_is_neither_gets_a_correction_never_silence(server,
 
 async def test_the_grammar_mode_is_remembered_per_model(conn):
     modes = StoredModes(conn)
-    await modes.remember("m@x", "grammar", "it honours a schema")
-    assert await modes.recall("m@x") == "grammar"
+    known = Remembered("grammar", "it honours a schema", "probe", datetime.now(UTC), "grammar")
+    await modes.remember("m@x", known)
+    assert await modes.recall("m@x") == known
 
 
 async def test_a_call_written_as_text_in_native_mode_is_run_not_shown(server, conn, clock):

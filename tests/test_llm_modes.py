@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 from fakehttp import fake_server
@@ -11,7 +12,7 @@ from test_llm_openai import CONVERSATION, REMIND, TIME, Sleeps
 
 from assistant.errors import LLMError
 from assistant.llm.failures import Endpoint, RetryPolicy
-from assistant.llm.modes import StoredModes, ToolModeModel
+from assistant.llm.modes import RETRY, StoredModes, ToolModeModel
 from assistant.llm.openai import OpenAIModel
 from assistant.llm.types import Completion, Request, TextDelta, ToolCall, UserMessage
 
@@ -117,27 +118,73 @@ async def test_auto_stream_falls_back_when_tools_are_refused(server, inner):
 GRAMMAR_PING = chat_reply('{"tool": "ping", "args": {"word": "hello"}}')
 
 
-async def test_auto_probes_once_learns_grammar_and_remembers_it(server, inner, conn):
-    # a server that silently drops tools: prose to the native probe, JSON to the schema
+async def test_a_model_that_answers_the_check_in_prose_but_calls_tools_for_people_is_native(
+    server, inner, conn
+):
     server.script_probe(chat_reply("Hello! How can I help?"), GRAMMAR_PING)
-    server.script(chat_reply('{"answer": "It is noon."}'))
+    server.script(chat_reply("", calls=(("c1", "get_current_time", {}),)))
     model = ToolModeModel(inner, "auto", StoredModes(conn))
     completion = await model.complete(ASK)
-    assert completion.text == "It is noon."
-    assert len(server.probes) == 2 and "response_format" in server.probes[1].json()
-    assert "response_format" in server.requests[0].json()
-    assert "tools" not in server.requests[0].json()
+    assert [c.name for c in completion.calls] == ["get_current_time"] and not completion.notice
+    assert "tools" in server.requests[0].json()
+    known = await StoredModes(conn).recall(inner.name)
+    assert known is not None and (known.mode, known.learned) == ("native", "turns")
+    assert known.fallback == "grammar"
+    # confirmed by a real turn: a later false claim is a slip, not a reason to switch
+    assert await model.unfounded_claim() is None
+
+
+async def test_a_server_that_drops_tools_falls_back_to_grammar_once_turns_show_it(
+    server, inner, conn
+):
+    # prose to the check, JSON to the schema: native first, then what real turns show
+    server.script_probe(chat_reply("Hello! How can I help?"), GRAMMAR_PING)
+    server.script(chat_reply(WRITTEN), chat_reply('{"answer": "It is noon."}'))
+    model = ToolModeModel(inner, "auto", StoredModes(conn))
+    first = await model.complete(ASK)
+    assert [c.name for c in first.calls] == ["get_current_time"]
+    assert "writing tool calls as grammar" in first.notice
+    second = await model.complete(ASK)
+    assert second.text == "It is noon." and "response_format" in server.requests[1].json()
     again = ToolModeModel(inner, "auto", StoredModes(conn))  # a restart: no probe again
     assert await again.mode() == "grammar" and len(server.probes) == 2
 
 
-async def test_auto_learns_text_when_neither_tools_nor_schemas_work(server, inner, conn):
+async def test_an_unconfirmed_native_mode_gives_way_when_a_turn_claims_without_a_call(
+    server, inner, conn
+):
     server.script_probe(chat_reply("Hi!"), chat_reply("Hello there."))
-    server.script(chat_reply(WRITTEN))
     model = ToolModeModel(inner, "auto", StoredModes(conn))
-    completion = await model.complete(ASK)
-    assert [c.name for c in completion.calls] == ["get_current_time"]
-    assert "Tools:" in server.requests[0].json()["messages"][0]["content"]
+    assert await model.mode() == "native"
+    notice = await model.unfounded_claim()
+    assert notice and "said it acted without calling a tool" in notice
+    assert await model.mode() == "text"
+    known = await StoredModes(conn).recall(inner.name)
+    assert known is not None and known.learned == "turns"
+
+
+async def test_a_mode_learned_from_a_refusing_probe_is_checked_again_later(server, inner, conn):
+    server.script_probe(error_reply(400, "does not support tools"), chat_reply("Hello there."))
+    memory = StoredModes(conn)
+    model = ToolModeModel(inner, "auto", memory)
+    assert await model.mode() == "text" and len(server.probes) == 2
+    assert await ToolModeModel(inner, "auto", memory).mode() == "text"
+    assert len(server.probes) == 2  # fresh: kept
+    known = await memory.recall(inner.name)
+    assert known is not None and known.learned == "probe"
+    await memory.remember(inner.name, replace(known, since=known.since - RETRY * 2))
+    # the server is fixed meanwhile: the next check finds native calls
+    assert await ToolModeModel(inner, "auto", memory).mode() == "native"
+    assert len(server.probes) == 3
+
+
+async def test_a_server_that_rejects_schemas_falls_back_to_text(server, inner, conn):
+    server.script_probe(chat_reply("Hi!"), error_reply(400, "response_format is not supported"))
+    server.script(chat_reply("It is noon."))
+    model = ToolModeModel(inner, "auto", StoredModes(conn))
+    assert (await model.complete(ASK)).text == "It is noon."
+    known = await StoredModes(conn).recall(inner.name)
+    assert known is not None and (known.mode, known.fallback) == ("native", "text")
 
 
 async def test_a_failed_probe_is_not_remembered_and_is_tried_again(server, inner, conn):
@@ -158,11 +205,3 @@ async def test_concurrent_first_turns_probe_once(server, inner, conn):
     answers = await asyncio.gather(*(model.complete(ASK) for _ in range(3)))
     assert sorted(a.text for a in answers) == ["a", "b", "c"]
     assert len(server.probes) == 1 and await model.mode() == "native"
-
-
-async def test_a_server_that_rejects_schemas_is_learned_as_text(server, inner, conn):
-    server.script_probe(chat_reply("Hi!"), error_reply(400, "response_format is not supported"))
-    server.script(chat_reply("It is noon."))
-    model = ToolModeModel(inner, "auto", StoredModes(conn))
-    assert (await model.complete(ASK)).text == "It is noon."
-    assert await StoredModes(conn).recall(inner.name) == "text"

@@ -18,7 +18,6 @@ from assistant.db import open_database
 from assistant.errors import AssistantError, LLMError
 from assistant.llm.model import Model
 from assistant.llm.modes import ToolModeModel
-from assistant.llm.probe import probe_mode
 from assistant.llm.provider import build_sizer
 from assistant.telegram.identity import whoami
 
@@ -86,17 +85,22 @@ async def _probe(setup: Setup, model: Model) -> Check:
     if not isinstance(model, ToolModeModel):
         reason = model.reason if isinstance(model, UnconfiguredModel) else "no model"
         return Check("model", False, reason)
-    inner = model.adapter  # the check is about the endpoint itself, not the tool mode
-    try:
-        works, why = await _bounded(probe_mode(inner))
+    try:  # the finding becomes the remembered mode, so doctor and the turns agree
+        probe, before = await _bounded(model.reprobe())
     except (LLMError, TimeoutError) as exc:
         return Check("model", False, str(exc) or f"no answer within {CHECK_SECONDS:g} s")
+    works = probe.mode
     fits = llm.tool_mode in ("auto", works) or (llm.tool_mode == "text")
     window = await build_sizer(setup.config).size()
     detail = (
-        f"{llm.model} at {llm.base_url} answers; tool calls work in {works} mode ({why}); "
+        f"{llm.model} at {llm.base_url} answers; tool calls work in {works} mode ({probe.why}); "
         f"context window {window.tokens:,} tokens ({window.source})"
     )
+    if llm.tool_mode == "auto" and before is not None and before.mode != works:
+        detail += (
+            f"; it was in {before.mode} mode since {before.since:%Y-%m-%d %H:%M} UTC "
+            f"({before.reason}), now {works}"
+        )
     if not fits:
         detail += f"; set llm.tool_mode = {works!r} (it is {llm.tool_mode!r})"
     return Check("model", fits, detail)
