@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from assistant.agent.approval import ApprovalRequest, Approver, DenyAll
 from assistant.agent.citations import cite
+from assistant.agent.claims import correction, honest, unfounded
 from assistant.agent.events import (
     Answer,
     Done,
@@ -27,10 +28,12 @@ from assistant.agent.person import AgentSettings, Person
 from assistant.agent.prompt import system_prompt
 from assistant.agent.replies import (
     awaiting_text,
+    close_open_calls,
     corrections,
     invalid_text,
     max_steps_text,
     recordable,
+    tool_message,
 )
 from assistant.agent.untrusted import frame, is_framed
 from assistant.agent.window import TOO_LONG, Window
@@ -38,6 +41,7 @@ from assistant.clock import Clock
 from assistant.errors import ContextTooLongError, LLMError, LLMUnavailableError, ModelSlowError
 from assistant.llm.contextsize import ContextSizer
 from assistant.llm.model import Model
+from assistant.llm.modes import ToolModeModel
 from assistant.llm.tokens import Calibration, message_tokens
 from assistant.llm.types import (
     AssistantMessage,
@@ -81,6 +85,7 @@ class _Turn:
     room: int | None = None  # estimated tokens the messages may take (None: window unknown)
     done: set[str] = field(default_factory=set)  # side-effecting calls run, by name and arguments
     new_tasks: int = 0
+    claimed: bool = False  # the model was told once that it claimed an action with no call
 
 
 class Agent:
@@ -138,7 +143,7 @@ class Agent:
         except LLMError as exc:
             answer = Answer(str(exc), turn.steps, "error")
         except asyncio.CancelledError:
-            _close_open_calls(turn, "cancelled: the user stopped the turn")
+            close_open_calls(turn.new, "cancelled: the user stopped the turn")
             raise
         finally:
             await asyncio.shield(self._store(turn))
@@ -184,6 +189,10 @@ class Agent:
                 turn.notices.append(completion.notice)
             turn.new.append(AssistantMessage(completion.text, recordable(completion.calls)))
             if not completion.calls and not completion.broken:
+                if claimed := await self._unfounded(turn, completion.text):
+                    return self._answer(turn, claimed, "unfounded")
+                if turn.claimed:
+                    continue  # asked once to act or to say it did not
                 text = completion.text
                 if completion.finish_reason == "length":
                     text += "\n\n(The answer was cut off: it reached the model's length limit.)"
@@ -191,10 +200,28 @@ class Agent:
             results = await self._act(turn, completion)
             if results is None:
                 return self._answer(turn, invalid_text(turn.results), "invalid")
-            turn.new.extend(_tool_message(r) for r in results)
+            turn.new.extend(tool_message(r) for r in results)
             if turn.awaiting:  # the turn ends here; the answer to the prompt runs the call
                 return self._answer(turn, awaiting_text(turn.awaiting, completion), "awaiting")
         return self._answer(turn, max_steps_text(turn.steps, turn.results), "max_steps")
+
+    async def _unfounded(self, turn: _Turn, text: str) -> str | None:
+        """Check an answer against what the turn did: a claimed action with no call is sent
+        back once (in auto mode, a native mode no real call confirmed gives way first), then
+        replaced by the truth."""
+        asked = next((m.text for m in turn.new if isinstance(m, UserMessage)), "")
+        done = (r.name for r in turn.results if r.outcome == "ok" and not r.is_error)
+        action = unfounded(asked, text, done)
+        if action is None or turn.claimed:
+            turn.claimed = False
+            return None if action is None else honest(action)
+        turn.claimed = True
+        if isinstance(self._model, ToolModeModel) and (
+            notice := await self._model.unfounded_claim()
+        ):
+            turn.notices.append(notice)
+        turn.new.append(UserMessage(correction(action)))
+        return None
 
     def _prompt(self, person: Person) -> str:
         return system_prompt(
@@ -266,7 +293,7 @@ class Agent:
         if invalid or completion.broken:
             if turn.corrections >= self._settings.corrections:
                 turn.results.extend(invalid)
-                _close_open_calls(turn, "not run: the call was invalid")
+                close_open_calls(turn.new, "not run: the call was invalid")
                 return None
             turn.corrections += 1
             return corrections(checked, completion)
@@ -382,18 +409,3 @@ class Agent:
 async def _emit(sink: EventSink | None, event: ToolStarted | ToolFinished) -> None:
     if sink is not None:
         await sink(event)
-
-
-def _tool_message(result: ToolResult) -> ToolMessage:
-    return ToolMessage(result.call_id, result.name, result.content, result.is_error)
-
-
-def _close_open_calls(turn: _Turn, reason: str) -> None:
-    """Give every call of the last reply a result, so the stored history stays well formed."""
-    last = next((m for m in reversed(turn.new) if isinstance(m, AssistantMessage)), None)
-    if last is None:
-        return
-    answered = {m.call_id for m in turn.new if isinstance(m, ToolMessage)}
-    turn.new.extend(
-        ToolMessage(c.id, c.name, reason, True) for c in last.calls if c.id not in answered
-    )

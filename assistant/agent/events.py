@@ -38,7 +38,7 @@ class Answer:
 
     text: str
     steps: int = 0
-    ending: str = "answered"  # or awaiting, max_steps, invalid, stopped, timeout, error
+    ending: str = "answered"  # or awaiting, max_steps, invalid, unfounded, stopped, timeout, error
     sources: tuple[str, ...] = ()
     attachments: tuple[Attachment, ...] = ()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from assistant.llm.types import Completion, ToolCall
+from assistant.llm.types import AssistantMessage, Completion, Message, ToolCall, ToolMessage
 from assistant.tools import ToolResult, ValidCall
 from assistant.tools.validation import out_of_bounds
 
@@ -68,3 +68,16 @@ def max_steps_text(steps: int, results: Sequence[ToolResult]) -> str:
         f"I stopped after {steps} steps without a final answer. What I did:\n{lines}\n"
         "Ask me to continue if you want more."
     )
+
+
+def tool_message(result: ToolResult) -> ToolMessage:
+    return ToolMessage(result.call_id, result.name, result.content, result.is_error)
+
+
+def close_open_calls(new: list[Message], reason: str) -> None:
+    """Give every call of the last reply a result, so the stored history stays well formed."""
+    last = next((m for m in reversed(new) if isinstance(m, AssistantMessage)), None)
+    if last is None:
+        return
+    answered = {m.call_id for m in new if isinstance(m, ToolMessage)}
+    new.extend(ToolMessage(c.id, c.name, reason, True) for c in last.calls if c.id not in answered)
