@@ -220,4 +220,15 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE llm_modes SET learned = 'probe'
         WHERE reason NOT IN ('the endpoint refuses them', 'it wrote them as text');
     """,
+    # 12: the local user's data (the terminal's, before an owner was configured) handed over to
+    # the first owner, once: a record of each handover.
+    """
+    CREATE TABLE handovers (
+        id        INTEGER PRIMARY KEY,
+        local_id  INTEGER NOT NULL,
+        owner_id  INTEGER NOT NULL,
+        moved     TEXT NOT NULL,
+        at        TEXT NOT NULL
+    );
+    """,
 )

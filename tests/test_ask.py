@@ -81,11 +81,25 @@ def test_a_missing_anthropic_extra_is_a_config_error(tmp_path, monkeypatch):
         build_model(config, None)  # type: ignore[arg-type]
 
 
-def test_ask_without_an_owner_says_to_configure_one(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("OPENAI_API_KEY", "k")
+def test_ask_with_nothing_set_up_first_says_the_model_is_missing(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.chdir(tmp_path)
     assert main(["ask", "hi"]) == 2
-    assert "telegram.allowed_user_ids" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "$OPENAI_API_KEY is empty" in error and "allowed_user_ids" not in error
+
+
+async def test_ask_without_an_owner_acts_as_the_local_user(tmp_path, monkeypatch, clock):
+    monkeypatch.setenv("TEST_LLM_KEY", "k")
+    async with fake_server() as server:
+        server.script(chat_reply("Hello."))
+        raw = {
+            "assistant": {"data_dir": str(tmp_path)},
+            "llm": {"base_url": f"{server.url}/v1", "api_key_env": "TEST_LLM_KEY", "stream": False},
+        }
+        out = io.StringIO()
+        await serve.ask(app.Setup(parse_config(raw), "test", tmp_path), "hi", clock, out)
+    assert "Hello." in out.getvalue()
 
 
 async def test_ask_acts_as_the_owner_so_its_reminder_can_be_delivered(tmp_path, monkeypatch, clock):

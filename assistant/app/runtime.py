@@ -39,6 +39,7 @@ from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
 from assistant.memory.export import gather
+from assistant.memory.handover import hand_over
 from assistant.memory.people import People
 from assistant.metrics import DELIVERIES_FAILED, Streak
 from assistant.tasks import Executor as TaskExecutor
@@ -189,6 +190,8 @@ async def compose(
             stack.callback(datadir.own(path).close)
         db = await open_database(path)
         stack.push_async_callback(db.close)
+        if setup.config.telegram.allowed_user_ids:
+            await hand_over(db, setup.config.telegram.allowed_user_ids[0])
         yield await _build(setup, clock, db, (outbox, prompts), stack, owner=owner)
 
 

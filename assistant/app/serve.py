@@ -21,6 +21,7 @@ from assistant.app.runtime import Runtime, UnconfiguredModel, compose
 from assistant.clock import Clock
 from assistant.console import Console, Printer
 from assistant.errors import ConfigError, LLMError, RunError
+from assistant.memory.handover import LOCAL
 from assistant.tasks import Notice, Owner
 from assistant.telegram.bot import TelegramChannel, Webhook
 
@@ -42,27 +43,17 @@ class NoChannel:
         """Nothing was shown."""
 
 
-def owner_of(setup: Setup) -> int:
-    """The configured owner: the first allowed Telegram user."""
-    allowed = setup.config.telegram.allowed_user_ids
-    if not allowed:
-        raise ConfigError(
-            "no owner: set telegram.allowed_user_ids = [your numeric Telegram id] in the "
-            "config, so that what this creates (a reminder) can reach you"
-        )
-    return allowed[0]
-
-
 def console_user(setup: Setup) -> int:
-    """Who types at the terminal: the owner (so tasks are shared with the bot), else 0."""
+    """Who types at the terminal or asks from the command line: the owner (so tasks are
+    shared with the bot), else the local user, whose data the first owner is given."""
     allowed = setup.config.telegram.allowed_user_ids
-    return allowed[0] if allowed else 0
+    return allowed[0] if allowed else LOCAL
 
 
 async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
-    """One turn as the owner, streamed to ``out``; approvals are refused, the running bot's
-    scheduler is woken for anything it schedules."""
-    owner = owner_of(setup)
+    """One turn as the owner (or the local user), streamed to ``out``; approvals are refused,
+    the running bot's scheduler is woken for anything it schedules."""
+    owner = console_user(setup)
     channel = NoChannel()
     async with compose(setup, clock, channel, channel, owner=False) as runtime:
         if isinstance(runtime.model, UnconfiguredModel):
