@@ -287,3 +287,30 @@ def test_colors_only_on_a_terminal_that_wants_them(monkeypatch):
     assert Style.for_output(Tty()).dim("x") == "\x1b[2mx\x1b[0m"
     monkeypatch.setenv("NO_COLOR", "1")
     assert Style.for_output(Tty()).dim("x") == "x"
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (
+            "/remind tomorrow at 3 dentist",
+            "cannot read the schedule 'tomorrow at 3': say 3am or 3pm",
+        ),
+        ("/remind in 10 minutes", "what should I remind you of in 10 minutes?"),
+        (
+            "/remind завтра в 3 зубной",
+            "не ясно, какое время в 'завтра в 3': скажите 3:00 или 15:00",
+        ),
+        ("/remind через 10 минут", "что напомнить через 10 минут?"),
+        ("/remind tomorrow at 3", "cannot read the schedule 'tomorrow at 3': say 3am or 3pm"),
+    ],
+)
+async def test_remind_says_what_is_wrong_in_the_users_words(
+    tmp_path, clock, monkeypatch, command, said
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal = Terminal()
+    terminal.type(command, "/tasks", "/quit")
+    await chat(setup_for(tmp_path), clock, terminal.console)
+    assert said in terminal.text(), terminal.text().splitlines()[2:-1]
+    assert "You have no tasks" in terminal.text()  # nothing was stored

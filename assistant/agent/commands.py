@@ -7,6 +7,7 @@ hints in the terminal).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -296,22 +297,59 @@ class Commands:
     def _split(
         self, rest: str, person: Person, example: str, *, repeating: bool = False
     ) -> tuple[Parsed, str]:
-        """The longest leading words that read as a schedule, and the words after them."""
-        words = rest.split()
-        now = self._clock.now()
-        for cut in range(min(len(words) - 1, WHEN_WORDS), 0, -1):
+        """The longest leading words that read as a schedule, and the words after them; else
+        the schedule's own refusal (an ambiguous hour) or that the words are missing."""
+        words, refused = rest.split(), list[ScheduleError]()
+        for cut in range(min(len(words), WHEN_WORDS), 0, -1):
             try:
                 parsed = read_schedule(
-                    " ".join(words[:cut]), person.timezone, now, self._services.min_interval,
-                    repeating=repeating,
+                    " ".join(words[:cut]), person.timezone, self._clock.now(),
+                    self._services.min_interval, repeating=repeating,
                 )  # fmt: skip
-            except ScheduleError:
+            except ScheduleError as exc:
+                refused += [] if _unread(exc) else [exc]
                 continue
+            if cut == len(words):
+                raise ScheduleError(_missing_text(rest, example))
             return parsed, " ".join(words[cut:])
+        if refused:  # the shortest reading refused for the reason the longest was
+            same = [e for e in refused if _reason(e) == _reason(refused[0])]
+            raise ScheduleError(_in_their_words(same[-1], rest))
         if len(words) < 2:
             raise ScheduleError(f"say when and what, e.g. {example}")
-        read_schedule(" ".join(words[:2]), person.timezone, now)  # raises the parser's own error
+        read_schedule(" ".join(words[:2]), person.timezone, self._clock.now())  # its own error
         raise ScheduleError(f"say when and what, e.g. {example}")
+
+
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+_AMBIGUOUS = re.compile(r"say (\d+)am or \1pm")
+
+
+def _unread(error: ScheduleError) -> bool:
+    """Whether the schedule was not read at all (as opposed to read and refused)."""
+    text = str(error)
+    return "matches none of the accepted forms" in text or "unknown word" in text
+
+
+def _reason(error: ScheduleError) -> str:
+    return str(error).partition("': ")[2].partition(". Accepted")[0]
+
+
+def _missing_text(rest: str, example: str) -> str:
+    if _CYRILLIC.search(rest):
+        example = "/remind через 10 минут размяться"
+        return f"что напомнить {rest}? Напишите время и текст, например: {example}"
+    return f"what should I remind you of {rest}? Say when and what, e.g. {example}"
+
+
+def _in_their_words(error: ScheduleError, rest: str) -> str:
+    text = str(error)
+    hour = _AMBIGUOUS.search(text)
+    if hour is None or not _CYRILLIC.search(rest):
+        return text
+    quoted = text.split(":", 1)[0].removeprefix("cannot read the schedule ")
+    h = int(hour.group(1))
+    return f"не ясно, какое время в {quoted}: скажите {h}:00 или {h + 12}:00"
 
 
 def _owner(person: Person) -> Owner:
