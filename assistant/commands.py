@@ -22,11 +22,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Commands that do one thing and end: their output is the answer, with no log chatter.
+ONE_SHOT = frozenset(
+    {None, "status", "tools", "schedule", "doctor", "ask", "tasks", "backup", "restore", "export"}
+)
+
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command and return its exit status: a failure is one plain line (exit 2),
     with the redacted traceback only under ``--debug``."""
-    configure_logging("DEBUG" if args.debug else "INFO")
+    configure_logging(_level(args, "INFO"), once=args.command in ONE_SHOT)
     try:
         return _dispatch(args)
     except KeyboardInterrupt:
@@ -77,6 +82,14 @@ async def _chat(setup: app.Setup) -> None:
         reader.cancel()
 
 
+def _level(args: argparse.Namespace, configured: str) -> str:
+    """DEBUG under --debug; a one-shot command prints warnings and errors only."""
+    if args.debug:
+        return "DEBUG"
+    quiet = args.command in ONE_SHOT and logging.getLevelName(configured.upper()) < logging.WARNING
+    return "WARNING" if quiet else configured
+
+
 def _log_to(path: Path) -> bool:
     """Log to a file instead of the terminal, so log lines stay out of the conversation."""
     try:
@@ -96,7 +109,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     path, named = config_path(args.config)
     config = load_config(path, named=named)
     remember_secrets(config.secret_values(os.environ))
-    configure_logging("DEBUG" if args.debug else config.assistant.log_level)
+    configure_logging(_level(args, config.assistant.log_level), once=args.command in ONE_SHOT)
     setup = app.Setup(
         config,
         str(path) if path.exists() else "embedded defaults",

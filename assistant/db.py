@@ -268,6 +268,8 @@ async def _backup(conn: aiosqlite.Connection, target: Path) -> None:
     copy = await aiosqlite.connect(target)
     try:
         await conn.backup(copy)
+        # A copy is one file: in WAL mode, every reader of it would leave -wal and -shm beside it.
+        await copy.execute("PRAGMA journal_mode = DELETE")
     finally:
         await copy.close()
 

@@ -33,6 +33,22 @@ class RedactionFilter(logging.Filter):
         return True
 
 
+class OnceFilter(logging.Filter):
+    """Drops a line already written: a one-shot command says each warning once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: set[tuple[int, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Keep the record unless the same level and message went out before."""
+        key = (record.levelno, record.getMessage())
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+
 def to_journal(stream: TextIO) -> bool:
     """Whether ``stream`` is systemd's journal: ``$JOURNAL_STREAM`` names its device and inode."""
     device, _, inode = os.environ.get("JOURNAL_STREAM", "").partition(":")
@@ -43,18 +59,23 @@ def to_journal(stream: TextIO) -> bool:
     return f"{status.st_dev}:{status.st_ino}" == f"{device}:{inode}"
 
 
-def configure_logging(level: str = "INFO", stream: TextIO | None = None) -> logging.Handler:
-    """Install the project's single redacting handler on the root logger and return it."""
+def configure_logging(
+    level: str = "INFO", stream: TextIO | None = None, *, once: bool = False
+) -> logging.Handler:
+    """Install the project's single redacting handler on the root logger and return it;
+    ``once`` drops repeated lines (one-shot commands)."""
     stream = stream or sys.stderr
     handler = logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter(JOURNAL_FORMAT if to_journal(stream) else FORMAT))
     handler.addFilter(RedactionFilter())
+    if once:
+        handler.addFilter(OnceFilter())
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "_assistant", False)]:
         root.removeHandler(old)
     handler._assistant = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(level.upper())
-    for noisy in ("httpx", "httpcore", "aiosqlite"):
+    for noisy in ("httpx", "httpcore", "httpx2", "httpcore2", "aiosqlite"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return handler

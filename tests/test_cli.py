@@ -141,3 +141,55 @@ def test_an_unexpected_failure_is_one_line_and_the_traceback_only_with_debug(
         assert "Traceback" in err and "leaked" in err and "gsk_live_value" not in err
     finally:
         forget_secrets()
+
+
+ONE_SHOTS = [
+    ["status"],
+    ["tasks", "list"],
+    ["schedule", "in 5m"],
+    ["backup", "copy.db"],
+    ["export", "out"],
+    ["ask", "hi"],
+]
+
+
+@pytest.mark.parametrize("argv", ONE_SHOTS, ids=lambda argv: argv[0])
+def test_one_shot_commands_print_no_log_chatter(tmp_path, monkeypatch, capsys, argv) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSISTANT_CONFIG", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    main(argv)  # a fresh data folder: the database is made and migrated here
+    err = capsys.readouterr().err
+    assert "migrated" not in err and "no config file" not in err and " INFO " not in err
+    if argv[0] == "ask":  # its one complaint: the missing model, once
+        assert err.count("$OPENAI_API_KEY is empty") == 1 and "WARNING" not in err
+    else:
+        assert err == ""
+
+
+def test_config_is_taken_after_nested_commands(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "elsewhere.toml"
+    config.write_text(f'[assistant]\ndata_dir = "{tmp_path / "other"}"\n')
+    assert main(["tasks", "list", "--config", str(config)]) == 0
+    assert "0 live tasks" in capsys.readouterr().out
+    assert (tmp_path / "other" / "assistant.db").exists() and not (tmp_path / "data").exists()
+
+
+def test_a_backup_is_one_file(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSISTANT_CONFIG", raising=False)
+    assert main(["backup", "copy.db"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.db", "data"]
+    with sqlite3.connect(tmp_path / "copy.db") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_status_says_plainly_when_the_model_cannot_be_used(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSISTANT_CONFIG", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert "model:    gpt-4o-mini at https://api.openai.com/v1 cannot be used:" in out
+    assert "$OPENAI_API_KEY is empty" in out

@@ -17,6 +17,9 @@ from assistant.app import datadir
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.db import FILE_NAME, Database, open_database
+from assistant.errors import ConfigError, LLMError
+from assistant.llm.modes import StoredModes
+from assistant.llm.provider import build_model
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
 from assistant.memory.notes import Notes
@@ -230,6 +233,7 @@ async def status(setup: Setup) -> str:
     conn = await open_database(path)
     try:
         version = await conn.user_version()
+        model = await _model_status(setup.config, conn)
     finally:
         await conn.close()
     registry = build_registry(setup.config)
@@ -239,10 +243,31 @@ async def status(setup: Setup) -> str:
             f"config:   {setup.source}",
             f"database: {path} (schema {version})",
             f"timezone: {setup.config.assistant.timezone}",
+            f"model:    {model}",
             f"tools:    {', '.join(registry.names()) or 'none'}",
             "",
             "`assistant tools` prints the catalogue the model reads;",
             "`assistant schedule 'weekdays 6pm'` shows how a schedule is read;",
             f"`assistant ask 'what time is it?'` asks {setup.config.llm.model} once.",
         ]
+    )
+
+
+async def _model_status(config: Config, db: Database) -> str:
+    """Whether the model can be used, and why not; in auto mode, the mode its turns use."""
+    llm = config.llm
+    where = f"{llm.model} at {llm.base_url}"
+    try:
+        model = build_model(config, db)
+    except (LLMError, ConfigError) as exc:
+        return f"{where} cannot be used: {exc}"
+    try:
+        known = await StoredModes(db).recall(model.name) if llm.tool_mode == "auto" else None
+    finally:
+        await model.close()
+    if known is None:
+        return f"{where}, tool mode {llm.tool_mode} (`assistant doctor` checks that it answers)"
+    return (
+        f"{where}, tool calls in {known.mode} mode since {known.since:%Y-%m-%d %H:%M} UTC "
+        f"({known.reason}; `assistant doctor` checks again)"
     )

@@ -211,7 +211,7 @@ async def _build(
     sandbox, _ = await open_sandbox(config)
     services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox)
     stack.push_async_callback(close_services, services)
-    model = _model(setup, db)
+    model = _model(setup, db, say=owner)
     stack.push_async_callback(model.close)
     people, audit, conversations = People(db, clock), AuditLog(db, clock), Conversations(db, clock)
     executor = build_executor(config, audit, isolated=sandbox is not None)
@@ -242,11 +242,14 @@ async def _build(
     )  # fmt: skip
 
 
-def _model(setup: Setup, db: Database) -> Model:
+def _model(setup: Setup, db: Database, *, say: bool) -> Model:
+    """The configured model, or why there is none (logged where the bot or chat runs; a
+    one-shot command that needs it says it as its error)."""
     try:
         return build_model(setup.config, db)
     except LLMError as exc:
-        log.warning("no model: %s", exc)
+        if say:
+            log.warning("no model: %s", exc)
         return UnconfiguredModel(str(exc))
 
 
