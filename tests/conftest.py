@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import shutil
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,18 @@ from assistant.db import Database, open_database
 from assistant.tools import ToolContext
 
 START = datetime(2026, 3, 14, 9, 26, 53, tzinfo=UTC)
+
+
+@pytest.fixture(scope="session")
+def shared_install() -> Iterator[tuple[Path, Path]]:
+    """This checkout's code and dependencies where an unprivileged user can read them."""
+    from shared_install import shared_folder, shared_paths
+
+    folder = shared_folder()
+    try:
+        yield shared_paths(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -43,3 +43,32 @@ def test_the_run_command_starts_on_embedded_defaults_and_answers_commands(tmp_pa
     assert done.returncode == 0, done.stderr
     assert "/help for commands" in done.stdout and "stretch — once on" in done.stdout
     assert (tmp_path / "data" / "assistant.db").exists()
+
+
+def _keys(table: dict, prefix: str = "") -> list[str]:
+    keys = []
+    for name, value in table.items():
+        nested = isinstance(value, dict) and name not in ("secrets", "summary_chars_per_tool")
+        keys += _keys(value, f"{prefix}{name}.") if nested else [f"{prefix}{name}"]
+    return keys
+
+
+def test_the_readme_names_every_config_key_and_every_tool() -> None:
+    import tomllib
+
+    from assistant.app import build_registry
+    from assistant.config import parse_config
+
+    readme = (ROOT / "README.md").read_text()
+    example = tomllib.loads((ROOT / "config.example.toml").read_text())
+    missing = []
+    for key in _keys(example):
+        section, _, name = key.rpartition(".")
+        named = key in readme or f"`{section}.*`" in readme
+        named = named or re.search(
+            rf"`{re.escape(section)}\.[^`]*`(?: / `[^`]*`)* / `{re.escape(name)}`", readme
+        )
+        missing += [] if named else [key]
+    assert missing == []
+    tools = build_registry(parse_config({"tools": {"execute_code": True}})).names()
+    assert [t for t in tools if f"`{t}`" not in readme] == []

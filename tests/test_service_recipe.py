@@ -12,7 +12,6 @@ import socket
 import sqlite3
 import stat
 import sys
-import sysconfig
 import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -59,7 +58,7 @@ def scratch() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def install(root: Path, python: str) -> Path:
+def install(root: Path, python: str, shared: tuple[Path, Path]) -> Path:
     """`python3 -m venv /opt/assistant/.venv` and `pip install .`, offline: the venv sees
     this checkout and its installed dependencies through a .pth file."""
     venv = root / "opt" / "assistant" / ".venv"
@@ -67,7 +66,7 @@ def install(root: Path, python: str) -> Path:
     os.system(f"{python} -m venv --without-pip {venv}")
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     site = venv / "lib" / version / "site-packages"
-    (site / "assistant-under-test.pth").write_text(f"{ROOT}\n{sysconfig.get_paths()['purelib']}\n")
+    (site / "assistant-under-test.pth").write_text(f"{shared[0]}\n{shared[1]}\n")
     command = venv / "bin" / "assistant"  # what pip writes for the console script
     command.write_text(
         f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom assistant.cli import main\n"
@@ -116,13 +115,13 @@ def snapshot(folder: Path) -> dict[str, tuple[int, float]]:
     }
 
 
-async def test_the_readme_recipe_runs_as_an_unprivileged_user(scratch):
+async def test_the_readme_recipe_runs_as_an_unprivileged_user(scratch, shared_install):
     readme = (ROOT / "README.md").read_text()
     assert all(line in readme for line in RECIPE)
     python = system_python()
     if python is None:
         pytest.skip("no system Python of this version to build the service's venv with")
-    command = install(scratch, python)
+    command = install(scratch, python, shared_install)
     state = scratch / "var" / "lib" / "assistant"  # StateDirectory=assistant, mode 0700
     state.mkdir(parents=True, mode=0o700)
     await seed_reminder(state)

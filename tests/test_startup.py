@@ -11,7 +11,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import sysconfig
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -198,7 +197,7 @@ def test_denying_a_tool_the_config_switched_off_is_not_an_error(tmp_path, capsys
     assert main(["tools", "--config", str(path)]) == 0
 
 
-def test_a_read_only_data_folder_is_one_line_for_its_user(tmp_path):
+def test_a_read_only_data_folder_is_one_line_for_its_user(tmp_path, shared_install):
     """As the service user: a folder it may not write (root's, or made read-only)."""
     python = shutil.which(
         f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/bin"
@@ -226,7 +225,7 @@ def test_a_read_only_data_folder_is_one_line_for_its_user(tmp_path):
             script,
             str(config),
         ]
-        paths = f"{ROOT}:{sysconfig.get_paths()['purelib']}"
+        paths = f"{shared_install[0]}:{shared_install[1]}"
         result = subprocess.run(
             command, capture_output=True, text=True, check=False,
             env={"PATH": "/usr/bin:/bin", "PYTHONPATH": paths, "HOME": "/nonexistent"},
