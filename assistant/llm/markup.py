@@ -7,9 +7,11 @@ Step-3, FunctionGemma), name-keyed JSON (Apertus). Reasoning (``<think>`` and it
 dropped: a call inside it is never run and the user never sees it. Wrapper markers around
 JSON are removed so that the JSON reader sees plain JSON.
 
-One pass: markers are found by one regular expression, each segment is read once, and
-closing markers are sought through a cache, so a missing one costs one search in all. A JSON
-value that a call key opens is read whole and kept: a marker in its strings is data.
+One pass: each marker is sought with ``str.find`` from a heap of cached positions, each
+segment is read once, and closing markers are sought through a cache, so a missing one costs
+one search in all; every step reads at least one character. A block without its closer is an
+unfinished call: a broken attempt, never run. A JSON value that a call key opens is read whole
+and kept: a marker in its strings is data.
 """
 
 from __future__ import annotations
