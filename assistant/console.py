@@ -179,6 +179,7 @@ class Console:
         self._busy = False
         self._interrupted = -TWICE_SECONDS
         self._leaving = False
+        self._greeted = asyncio.Event()  # the prompt is shown under the greeting, not above it
 
     async def deliver(self, notice: Notice) -> int:
         """Print a notice from the scheduler (a reminder, a result, a report)."""
@@ -236,6 +237,7 @@ class Console:
         from prompt_toolkit.history import FileHistory
         from prompt_toolkit.patch_stdout import patch_stdout
 
+        await self._greeted.wait()
         session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
         with patch_stdout(raw=True):
             while True:
@@ -254,6 +256,7 @@ class Console:
         first), or a double Ctrl-C (at once). Lines are read while an answer is written:
         /stop, approvals and button numbers do not wait for it."""
         self._print(GREETING)
+        self._greeted.set()
         worker = asyncio.ensure_future(self._answer_lines(assistant))
         try:
             while (line := await self._lines.get()) is not None:

@@ -122,6 +122,8 @@ async def test_a_streamed_answer_stays_on_screen_whole_above_a_usable_prompt(tmp
     assert " ".join(WORDS) in shown, "\n".join(lines)
     assert not any("WARNING" in line for line in lines)
     assert _prompt_line(lines) == "› draft"
+    greeting = next(i for i, line in enumerate(lines) if line.startswith("assistant: type"))
+    assert lines.index("› tell me a long story") > greeting  # the prompt came after the greeting
 
 
 def _paced(pieces: tuple[str, ...]):
