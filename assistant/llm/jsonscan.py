@@ -58,11 +58,12 @@ class Next:
     """The next match of a pattern or string at or after a position, sought again once passed."""
 
     def __init__(self, needle: re.Pattern[str] | str, text: str) -> None:
-        self._needle, self._text, self._at = needle, text, -1
+        self._needle, self._text, self._at, self._end = needle, text, -1, len(text)
 
     def at_or_after(self, start: int) -> int:
         """Where the next match begins (the end of the text when there is none)."""
-        start = min(start, len(self._text))  # past the end is the end: a search always ends
+        if start > self._end:  # past the end is the end: a search always ends
+            start = self._end
         if self._at < start:
             if isinstance(self._needle, str):
                 self._at = find(self._text, self._needle, start)

@@ -373,13 +373,14 @@ class _Markers:
     """
 
     def __init__(self, text: str, markers: Iterable[str] = _KINDS) -> None:
-        self._text = text
+        self._text, self._end = text, len(text)
         self._heap = [(find(text, m, 0), -len(m), m) for m in markers]
         heapq.heapify(self._heap)
 
     def at_or_after(self, start: int) -> tuple[int, str]:
         """Where the next marker begins, and which (the longest, when two begin there)."""
-        start = min(start, len(self._text))  # past the end is the end: a search always ends
+        if start > self._end:  # past the end is the end: a search always ends
+            start = self._end
         while (top := self._heap[0])[0] < start:
             heapq.heapreplace(self._heap, (find(self._text, top[2], start), top[1], top[2]))
         return top[0], top[2]
