@@ -25,7 +25,7 @@ from assistant.agent.channel import Assistant
 from assistant.agent.commands import Button, Reply, notice_buttons
 from assistant.errors import StorageError
 from assistant.memory import export
-from assistant.tasks import Notice
+from assistant.scheduler import Notice
 
 PROMPT = "› "
 GREETING = (

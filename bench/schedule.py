@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assistant.errors import ScheduleError  # noqa: E402
-from assistant.tasks.reading import MAX_TEXT  # noqa: E402
-from assistant.tasks.text import read_schedule  # noqa: E402
+from assistant.schedules.parse import read_schedule  # noqa: E402
+from assistant.schedules.parsed import MAX_TEXT  # noqa: E402
 
 NOW = datetime(2026, 3, 14, 9, 26, 53, tzinfo=UTC)
 HOSTILE = {

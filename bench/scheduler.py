@@ -31,19 +31,12 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.clock import SystemClock  # noqa: E402
 from assistant.db import open_database  # noqa: E402
-from assistant.tasks import (  # noqa: E402
-    Delivery,
-    Firing,
-    NewTask,
-    Notice,
-    Owner,
-    Scheduler,
-    TaskStore,
-    parse_once,
-)
-from assistant.tasks.oneshot import describe  # noqa: E402
-from assistant.tasks.reading import Parsed  # noqa: E402
-from assistant.tasks.schedule import Once  # noqa: E402
+from assistant.scheduler import Delivery, Notice, Scheduler  # noqa: E402
+from assistant.schedules import parse_once  # noqa: E402
+from assistant.schedules.oneshot import describe  # noqa: E402
+from assistant.schedules.parsed import Parsed  # noqa: E402
+from assistant.schedules.schedule import Once  # noqa: E402
+from assistant.tasks import Firing, NewTask, Owner, TaskStore  # noqa: E402
 
 USERS = 1000
 

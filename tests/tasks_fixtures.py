@@ -6,9 +6,10 @@ import asyncio
 from datetime import datetime
 
 from assistant.errors import RetryableRunError
-from assistant.tasks import Delivery, Firing, NewTask, Notice, Owner, Task
-from assistant.tasks.oneshot import parse_once
-from assistant.tasks.recurring import parse_recurring
+from assistant.scheduler import Delivery, Notice
+from assistant.schedules.oneshot import parse_once
+from assistant.schedules.recurring import parse_recurring
+from assistant.tasks import Firing, NewTask, Owner, Task
 
 ZONE = "Europe/Berlin"
 ALICE = Owner(42, 4200)

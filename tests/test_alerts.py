@@ -7,7 +7,8 @@ from datetime import timedelta
 
 from assistant.app.alerts import Alerts, Condition, disk
 from assistant.metrics import Streak
-from assistant.tasks import Notice, Owner
+from assistant.scheduler import Notice
+from assistant.tasks import Owner
 
 OWNER = Owner(42, 42)
 

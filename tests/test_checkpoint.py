@@ -10,7 +10,8 @@ from datetime import timedelta
 from assistant.checkpoint import Checkpointer, _checkpoint
 from assistant.clock import FakeClock
 from assistant.db import open_database
-from assistant.tasks import ReminderExecutor, Scheduler, TaskStore
+from assistant.scheduler import ReminderExecutor, Scheduler
+from assistant.tasks import TaskStore
 from tests.conftest import fetch
 from tests.tasks_fixtures import FakeOutbox, reminder
 

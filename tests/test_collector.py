@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from assistant.tasks.collector import Collector
+from assistant.scheduler.collector import Collector
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from assistant.tasks.deadline import SLICES, Deadlines
+from assistant.scheduler.deadline import SLICES, Deadlines
 
 
 def advancer() -> Callable[[float], Awaitable[None]]:

@@ -81,8 +81,8 @@ def test_the_operator_lists_and_cancels_any_users_task(tmp_path, monkeypatch, ca
 
     from assistant.clock import SystemClock
     from assistant.db import open_database
+    from assistant.schedules.parse import read_schedule
     from assistant.tasks import NewTask, Owner, TaskStore
-    from assistant.tasks.text import read_schedule
 
     async def seed() -> str:
         conn = await open_database(tmp_path / "data" / "assistant.db")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from assistant.tasks.handoff import Handoff
+from assistant.scheduler.handoff import Handoff
 
 
 async def _worker(handoff: Handoff[int], taken: list[int]) -> None:

@@ -18,8 +18,9 @@ from assistant.memory.audit import AuditLog
 from assistant.net import AddressPolicy, GuardedClient
 from assistant.net.search import SearchHit
 from assistant.net.secrets import Secret, SecretBook
-from assistant.tasks import Firing, NewTask, Scheduler, TaskStore
-from assistant.tasks.recurring import parse_recurring
+from assistant.scheduler import Scheduler
+from assistant.schedules.recurring import parse_recurring
+from assistant.tasks import Firing, NewTask, TaskStore
 from assistant.tools import Executor, Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 

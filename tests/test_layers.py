@@ -48,6 +48,15 @@ def test_an_upward_import_breaks_the_layers_contract(tree: Path) -> None:
 
 @pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed beside python")
 def test_siblings_may_not_import_each_other(tree: Path) -> None:
-    (tree / "assistant" / "tasks.py").write_text('"""Stand-in."""\nimport assistant.memory.audit\n')
+    engine = tree / "assistant" / "scheduler" / "engine.py"
+    engine.write_text(engine.read_text() + "\nimport assistant.memory.audit  # noqa\n")
     result = lint(tree)
-    assert result.returncode != 0 and "BROKEN" in result.stdout
+    assert result.returncode != 0 and "Layers of the design BROKEN" in result.stdout
+
+
+@pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed beside python")
+def test_the_schedule_language_imports_neither_other_room(tree: Path) -> None:
+    parse = tree / "assistant" / "schedules" / "parse.py"
+    parse.write_text(parse.read_text() + "\nimport assistant.tasks.task  # noqa\n")
+    result = lint(tree)
+    assert result.returncode != 0 and "Three rooms for scheduling" in result.stdout

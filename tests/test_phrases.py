@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from assistant.errors import ScheduleError
-from assistant.tasks.text import read_schedule
+from assistant.schedules.parse import read_schedule
 
 ZONE = "Europe/Berlin"
 NOW = datetime(2026, 3, 14, 9, 26, 53, tzinfo=UTC)  # Saturday, 10:26:53 in Berlin

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from assistant.tasks.readahead import ReadAhead
+from assistant.scheduler.readahead import ReadAhead
 from assistant.tasks.rows import new_row, stored_task
 from assistant.tasks.task import Task
 from tests.tasks_fixtures import reminder

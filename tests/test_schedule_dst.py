@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.tasks import Cron, Interval, Once, next_after, parse_once, parse_recurring
-from assistant.tasks.schedule import from_json, latest_due, to_json
+from assistant.schedules import Cron, Interval, Once, next_after, parse_once, parse_recurring
+from assistant.schedules.schedule import from_json, latest_due, to_json
 
 
 def utc(text: str) -> datetime:

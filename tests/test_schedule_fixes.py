@@ -14,9 +14,9 @@ from assistant.clock import FakeClock
 from assistant.config import parse_config
 from assistant.errors import ConfigError, ScheduleError, ToolError
 from assistant.memory.people import People
-from assistant.tasks import Cron, next_after
-from assistant.tasks.schedule import from_json, to_json
-from assistant.tasks.text import read_schedule
+from assistant.schedules import Cron, next_after
+from assistant.schedules.parse import read_schedule
+from assistant.schedules.schedule import from_json, to_json
 
 ZONE = "Europe/Berlin"
 NOW = datetime(2026, 3, 14, 9, 26, 53, tzinfo=UTC)  # Saturday, 10:26:53 in Berlin

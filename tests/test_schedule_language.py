@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from assistant.errors import ScheduleError
-from assistant.tasks import Cron, Interval, Once, parse_once, parse_recurring
+from assistant.schedules import Cron, Interval, Once, parse_once, parse_recurring
 
 ZONE = "Europe/Berlin"
 NOW = datetime(2026, 3, 14, 9, 26, 53, tzinfo=UTC)  # Saturday, 10:26:53 in Berlin

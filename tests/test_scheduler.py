@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 
 from assistant.errors import RunError
-from assistant.tasks import ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
+from assistant.scheduler import ReminderExecutor, Scheduler, SchedulerSettings
+from assistant.tasks import TaskStore
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, BOB, FakeCalls, FakeOutbox, call, recurring, reminder
 
@@ -101,9 +102,9 @@ async def test_a_run_that_ends_within_its_stored_millisecond_is_not_run_again(
     # fired again and again.
     import asyncio
 
+    from assistant.schedules.parsed import Parsed
+    from assistant.schedules.schedule import Once
     from assistant.tasks import NewTask
-    from assistant.tasks.reading import Parsed
-    from assistant.tasks.schedule import Once
 
     at = clock.now() + 5 * MINUTE + timedelta(microseconds=123_456)
     parsed = Parsed(Once(at, "UTC"), "in 5 minutes", at, "in 5m")
@@ -372,7 +373,8 @@ async def test_executor_errors_reach_the_owner_without_internals(
 
 
 async def test_a_kind_without_an_executor_fails_clearly(start, store, clock, outbox, conn):
-    from assistant.tasks import NewTask, parse_once
+    from assistant.schedules import parse_once
+    from assistant.tasks import NewTask
 
     task = await store.add(
         NewTask(
@@ -406,7 +408,7 @@ async def test_a_run_past_its_timeout_is_retried_only_if_safe(
 
 
 async def test_due_queries_read_only_the_unclaimed_due_index(start, conn):
-    from assistant.tasks.queue import _CLAIM, _NEXT_WAKE
+    from assistant.scheduler.queue import _CLAIM, _NEXT_WAKE
 
     scheduler = await start()
     del scheduler

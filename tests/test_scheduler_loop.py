@@ -9,13 +9,14 @@ from datetime import timedelta
 import pytest
 
 from assistant.clock import FakeClock
-from assistant.tasks import Delivery, ReminderExecutor, Scheduler, SchedulerSettings, TaskStore
-from assistant.tasks.backlog import SETTLE_WITHIN
-from assistant.tasks.oneshot import describe
-from assistant.tasks.reading import Parsed
-from assistant.tasks.schedule import Once
-from assistant.tasks.scheduler import SETTLE_QUIET
-from assistant.tasks.started import START_AHEAD, START_GROUP, START_PER_RUN
+from assistant.scheduler import Delivery, ReminderExecutor, Scheduler, SchedulerSettings
+from assistant.scheduler.backlog import SETTLE_WITHIN
+from assistant.scheduler.engine import SETTLE_QUIET
+from assistant.scheduler.lead import START_AHEAD, START_GROUP, START_PER_RUN
+from assistant.schedules.oneshot import describe
+from assistant.schedules.parsed import Parsed
+from assistant.schedules.schedule import Once
+from assistant.tasks import TaskStore
 from assistant.tasks.task import NewTask
 from tests.conftest import fetch
 from tests.tasks_fixtures import ALICE, FakeCalls, FakeOutbox, call, recurring, reminder, until
@@ -354,7 +355,7 @@ async def test_a_burst_holds_the_cyclic_collector_off_until_its_runs_are_written
 ):
     import gc
 
-    from assistant.tasks import scheduler as scheduler_module
+    from assistant.scheduler import engine as scheduler_module
 
     monkeypatch.setattr(scheduler_module, "BURST", 3)
     make, store_for, outbox, _, started = running

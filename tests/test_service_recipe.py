@@ -25,8 +25,8 @@ from fakehttp import fake_server
 
 from assistant.clock import FakeClock
 from assistant.db import open_database
+from assistant.schedules.parse import read_schedule
 from assistant.tasks import NewTask, Owner, TaskStore
-from assistant.tasks.text import read_schedule
 
 ROOT = Path(__file__).resolve().parents[1]
 NOBODY = 65534

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from assistant.scheduler.lead import START_AHEAD, START_AHEAD_MAX, Started, lead
 from assistant.tasks.runs import Firing
-from assistant.tasks.started import START_AHEAD, START_AHEAD_MAX, Started, lead
 from tests.test_readahead import NOW, task
 
 

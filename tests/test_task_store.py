@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 
 from assistant.errors import TaskError, TaskNotFoundError
-from assistant.tasks import NewTask, TaskStore, parse_once
+from assistant.schedules import parse_once
+from assistant.tasks import NewTask, TaskStore
 from assistant.tasks import store as store_module
 from assistant.tasks.runs import Firing, Outcome, delivered
 from assistant.tasks.task import COLUMNS, Owner, Task
@@ -272,3 +273,14 @@ async def test_a_delivered_outcome_is_the_constructed_outcome(store, clock) -> N
     assert made == built and hash(made) == hash(built) and vars(made) == vars(built)
     with pytest.raises(FrozenInstanceError):
         made.status = "error"  # type: ignore[misc]
+
+
+def test_task_kinds_are_declared_once_and_every_kind_has_its_concurrency_key() -> None:
+    from typing import get_args
+
+    from assistant.config import ConcurrencySettings
+    from assistant.scheduler.settings import DEFAULT_CONCURRENCY
+    from assistant.tasks.task import KINDS, TaskKind
+
+    assert get_args(TaskKind) == KINDS
+    assert set(ConcurrencySettings.model_fields) == set(KINDS) == set(DEFAULT_CONCURRENCY)

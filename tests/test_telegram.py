@@ -19,8 +19,8 @@ from assistant.app import Setup
 from assistant.app.serve import serve_telegram
 from assistant.config import parse_config
 from assistant.db import open_database
+from assistant.schedules.oneshot import parse_once
 from assistant.tasks import NewTask, Owner, TaskStore
-from assistant.tasks.oneshot import parse_once
 from assistant.telegram.handlers import BUSY
 
 ADA = 42

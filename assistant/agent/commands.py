@@ -21,9 +21,11 @@ from assistant.memory.audit import AuditLog
 from assistant.memory.export import files
 from assistant.memory.notes import Found
 from assistant.memory.people import People
-from assistant.tasks import NewTask, Notice, Owner, Parsed, Task, TaskStore
-from assistant.tasks.schedule import is_recurring
-from assistant.tasks.text import read_schedule
+from assistant.scheduler import Notice
+from assistant.schedules import Parsed
+from assistant.schedules.parse import read_schedule
+from assistant.schedules.schedule import is_recurring
+from assistant.tasks import NewTask, Owner, Task, TaskStore
 from assistant.tools.builtin.tasks import edited, local_time, task_line
 from assistant.tools.services import Services, need
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from assistant.agent.agent import Agent
 from assistant.agent.person import Person
 from assistant.errors import RunError
-from assistant.tasks import Delivery, Firing, Notice, Outbox, Task
-from assistant.tasks.delivery import footer
+from assistant.scheduler import Delivery, Notice, Outbox
+from assistant.scheduler.delivery import footer
+from assistant.tasks import Firing, Task
 from assistant.tools import Registry
 from assistant.tools.builtin.tasks import AgentTaskData, stored_data
 

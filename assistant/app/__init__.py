@@ -28,8 +28,11 @@ from assistant.net.images import ImageClient
 from assistant.net.search import DuckDuckGo
 from assistant.net.secrets import Secret, SecretBook
 from assistant.net.speech import SpeechClient
-from assistant.tasks import Parsed, SchedulerSettings, TaskStore, next_after
-from assistant.tasks.text import read_schedule as read_any_schedule
+from assistant.scheduler import SchedulerSettings
+from assistant.schedules import Parsed, next_after
+from assistant.schedules.parse import read_schedule as read_any_schedule
+from assistant.tasks import TaskStore
+from assistant.tasks.task import KINDS
 from assistant.tools import Executor, Registry
 from assistant.tools.builtin import OPTIONAL, builtin_tools
 from assistant.tools.sandbox import ENABLE_NAMESPACES, Sandbox, SandboxLimits
@@ -196,12 +199,7 @@ def scheduler_settings(config: Config) -> SchedulerSettings:
         run_timeout=section.run_timeout_seconds,
         batch_size=section.batch_size,
         shutdown_grace=timedelta(seconds=section.shutdown_grace_seconds),
-        concurrency={
-            "reminder": section.concurrency.reminder,
-            "api_call": section.concurrency.api_call,
-            "web_search": section.concurrency.web_search,
-            "agent_task": section.concurrency.agent_task,
-        },
+        concurrency={kind: getattr(section.concurrency, kind) for kind in KINDS},
     )
 
 

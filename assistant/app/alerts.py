@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Protocol
 
 from assistant.clock import Clock
-from assistant.tasks import Notice, Outbox, Owner
+from assistant.scheduler import Notice, Outbox
+from assistant.tasks import Owner
 
 log = logging.getLogger(__name__)
 

@@ -42,8 +42,9 @@ from assistant.memory.export import gather
 from assistant.memory.handover import hand_over
 from assistant.memory.people import People
 from assistant.metrics import DELIVERIES_FAILED, Streak
-from assistant.tasks import Executor as TaskExecutor
-from assistant.tasks import Notice, Outbox, ReminderExecutor, Scheduler, TaskKind, TaskStore
+from assistant.scheduler import Executor as TaskExecutor
+from assistant.scheduler import Notice, Outbox, ReminderExecutor, Scheduler
+from assistant.tasks import TaskKind, TaskStore
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
 

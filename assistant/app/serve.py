@@ -22,7 +22,8 @@ from assistant.clock import Clock
 from assistant.console import Console, Printer
 from assistant.errors import ConfigError, LLMError, RunError
 from assistant.memory.handover import LOCAL
-from assistant.tasks import Notice, Owner
+from assistant.scheduler import Notice
+from assistant.tasks import Owner
 from assistant.telegram.bot import TelegramChannel, Webhook
 
 log = logging.getLogger(__name__)

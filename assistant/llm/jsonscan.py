@@ -62,7 +62,7 @@ class Next:
 
     def at_or_after(self, start: int) -> int:
         """Where the next match begins (the end of the text when there is none)."""
-        if start > self._end:  # past the end is the end: a search always ends
+        if start > self._end:  # noqa: PLR1730 (past the end is the end; cheaper than min())
             start = self._end
         if self._at < start:
             if isinstance(self._needle, str):

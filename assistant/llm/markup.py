@@ -379,7 +379,7 @@ class _Markers:
 
     def at_or_after(self, start: int) -> tuple[int, str]:
         """Where the next marker begins, and which (the longest, when two begin there)."""
-        if start > self._end:  # past the end is the end: a search always ends
+        if start > self._end:  # noqa: PLR1730 (past the end is the end; cheaper than min())
             start = self._end
         while (top := self._heap[0])[0] < start:
             heapq.heapreplace(self._heap, (find(self._text, top[2], start), top[1], top[2]))

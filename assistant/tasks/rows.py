@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import NamedTuple
 
 from assistant.errors import TaskError
-from assistant.tasks.reading import Parsed
-from assistant.tasks.schedule import to_json
+from assistant.schedules.parsed import Parsed
+from assistant.schedules.schedule import to_json
 from assistant.tasks.task import KINDS, NewTask, Task, stamp
 
 MAX_DESCRIPTION = 2000

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Literal
 
 from assistant.redaction import redact_text, redacted_json
-from assistant.tasks.schedule import next_after
+from assistant.schedules.schedule import next_after
 from assistant.tasks.task import STAMP_RESOLUTION, Task, stamp
 
 RESULT_CHARS = 500

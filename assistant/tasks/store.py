@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from assistant.clock import Clock
 from assistant.db import Database, Row, Session
 from assistant.errors import TaskError, TaskNotFoundError
-from assistant.tasks.reading import Parsed
+from assistant.schedules.parsed import Parsed
+from assistant.schedules.schedule import Once, next_after
 from assistant.tasks.rows import (
     NEW_COLUMNS,
     checked_description,
@@ -20,7 +21,6 @@ from assistant.tasks.rows import (
     new_row,
     stored_task,
 )
-from assistant.tasks.schedule import Once, next_after
 from assistant.tasks.task import COLUMNS, LIVE, NewTask, Run, Task, TaskStatus, stamp
 
 ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: ids are read aloud and typed

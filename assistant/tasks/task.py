@@ -9,17 +9,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from assistant.tasks.reading import Parsed
-from assistant.tasks.schedule import Schedule, ScheduleKind, from_json
+from assistant.schedules.parsed import Parsed
+from assistant.schedules.schedule import Schedule, ScheduleKind, from_json
 
 TaskKind = Literal["reminder", "api_call", "web_search", "agent_task"]
 TaskStatus = Literal["active", "paused", "done", "cancelled"]
 RunStatus = Literal["running", "ok", "error", "missed", "abandoned", "skipped"]
 Misfire = Literal["catch_up", "skip"]
 
-KINDS: tuple[TaskKind, ...] = ("reminder", "api_call", "web_search", "agent_task")
+KINDS: tuple[TaskKind, ...] = get_args(TaskKind)  # the kinds are declared once, above
 # The columns a Task is read from, in the order ``Task.from_row`` takes them by position
 # (by name, sqlite3.Row looks each one up among all the columns: the claim's hot path).
 COLUMNS = (

@@ -59,7 +59,7 @@ from assistant.errors import (
     RunError,
     StartupError,
 )
-from assistant.tasks import Notice
+from assistant.scheduler import Notice
 from assistant.telegram.entities import Rendered
 from assistant.telegram.handlers import Handlers, seconds
 from assistant.telegram.pieces import plain_pieces

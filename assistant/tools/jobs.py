@@ -6,8 +6,9 @@ from assistant.errors import FetchError, RefusedError, RetryableRunError, RunErr
 from assistant.net import GuardedClient
 from assistant.net.search import SearchBackend
 from assistant.net.secrets import SecretBook
-from assistant.tasks import Delivery, Firing, Notice, Outbox, Task
-from assistant.tasks.delivery import footer
+from assistant.scheduler import Delivery, Notice, Outbox
+from assistant.scheduler.delivery import footer
+from assistant.tasks import Firing, Task
 from assistant.tools.builtin.tasks import ApiCallData, WebSearchData, stored_data
 from assistant.tools.builtin.web import ApiRequest, call_api
 

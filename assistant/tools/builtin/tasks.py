@@ -13,12 +13,11 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assistant.errors import RunError, ToolError
-from assistant.tasks import NewTask, Owner, Task, TaskStore
-from assistant.tasks.text import read_schedule
+from assistant.schedules.parse import read_schedule
+from assistant.tasks import NewTask, Owner, Task, TaskKind, TaskStore
 from assistant.tools.services import Services, need, services_of
 from assistant.tools.tool import ToolContext, tool
 
-TaskType = Literal["reminder", "api_call", "web_search", "agent_task"]
 SAFE_RUNS: frozenset[str] = frozenset({"reminder", "web_search"})
 
 
@@ -117,7 +116,7 @@ async def add_recurring_task(
     context: ToolContext,
     schedule: str,
     description: str,
-    task_type: TaskType = "reminder",
+    task_type: TaskKind = "reminder",
     execution_data: dict[str, Any] | None = None,
 ) -> str:
     """Schedule a recurring task: a reminder, an HTTP call, a web search or an agent prompt.

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
-from assistant.tasks import words
-from assistant.tasks.languages import LONGEST, TABLES
+from assistant.schedules import vocabulary
+from assistant.schedules.languages import LONGEST, TABLES
 
 # A clock time, a date in one of its written forms, a number (with a unit glued on), a word, or
 # one other character. Each alternative is a bounded run: no nested quantifiers.
@@ -24,9 +24,9 @@ _TOKEN = re.compile(
 _DROPPED = frozenset({",", ".", "!", "?", ";"})
 _PARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}
 _DEFAULT_HOUR = {"morning": 9, "afternoon": 15, "evening": 19, "night": 21, "tonight": 21}
-_DAY_WORDS = frozenset({"today", "tomorrow", "after", *words.WEEKDAYS, *words.MONTHS})
+_DAY_WORDS = frozenset({"today", "tomorrow", "after", *vocabulary.WEEKDAYS, *vocabulary.MONTHS})
 _AMBIGUOUS_HOURS = range(1, 7)  # "tomorrow at 3": say am or pm
-_UNIT_WORDS = "|".join(sorted(words.UNITS, key=len, reverse=True))  # "1.5 hours" is no date
+_UNIT_WORDS = "|".join(sorted(vocabulary.UNITS, key=len, reverse=True))  # "1.5 hours" is no date
 _REPEATING = frozenset({"every", "daily", "weekdays", "weekends", "day"})
 
 
@@ -41,7 +41,7 @@ class Rewritten:
 
 def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     """``text`` in the reader's canonical forms; cron expressions and aliases stay as they are."""
-    normalized = words.normalize(text)
+    normalized = vocabulary.normalize(text)
     if any(mark in normalized for mark in "*@#"):
         return Rewritten(normalized)
     tokens = [t for t in _TOKEN.findall(normalized) if t not in _DROPPED]
@@ -106,8 +106,8 @@ def _numbers(tokens: list[str]) -> list[str]:
     i = 0
     while i < len(tokens):
         word = tokens[i]
-        if word in words.NUMBER_WORDS and word not in ("a", "an"):
-            value, i = words.number_at(tokens, i)
+        if word in vocabulary.NUMBER_WORDS and word not in ("a", "an"):
+            value, i = vocabulary.number_at(tokens, i)
             out.append(str(value))
         else:
             out.append(word)
@@ -137,7 +137,7 @@ def _dates(text: str) -> str:
         year = match[4] or ""
         if len(year) == 2:
             year = f"20{year}"
-        return f"{words.MONTH_NAMES[month].lower()[:3]} {day} {year}".strip()
+        return f"{vocabulary.MONTH_NAMES[month].lower()[:3]} {day} {year}".strip()
 
     return re.sub(
         r"\b(\d{1,2})([./])(\d{1,2})(?:[./](\d{4}|\d{2}))?\b\.?(?! ?(?:" + _UNIT_WORDS + r")\b)",
@@ -187,7 +187,7 @@ def _names_day(word: str) -> bool:
     return (
         word in _DAY_WORDS
         or word in _REPEATING
-        or words.weekday(word) is not None
+        or vocabulary.weekday(word) is not None
         or bool(re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)|\d{4}-\d{1,2}-\d{1,2}", word))
     )
 

@@ -9,9 +9,9 @@ from zoneinfo import ZoneInfo
 
 from assistant.clock import shorten, zone_or_none
 from assistant.errors import ScheduleError
-from assistant.tasks import words
-from assistant.tasks.phrases import Rewritten
-from assistant.tasks.schedule import Schedule
+from assistant.schedules import vocabulary
+from assistant.schedules.rewriting import Rewritten
+from assistant.schedules.schedule import Schedule
 
 MAX_AHEAD = timedelta(days=3660)
 MAX_TEXT = 200
@@ -26,10 +26,10 @@ _GRAMMAR = {
 # fmt: on
 _KNOWN = (
     _GRAMMAR
-    | set(words.UNITS)
-    | set(words.WEEKDAYS)
-    | {f"{day}s" for day in words.WEEKDAYS}
-    | set(words.MONTHS)
+    | set(vocabulary.UNITS)
+    | set(vocabulary.WEEKDAYS)
+    | {f"{day}s" for day in vocabulary.WEEKDAYS}
+    | set(vocabulary.MONTHS)
 )
 
 
@@ -62,7 +62,7 @@ class Reading:
         *, minimum: timedelta = MIN_INTERVAL,
     ) -> Reading:  # fmt: skip
         """A reading of ``text``, or of its canonical rewriting while errors quote ``text``."""
-        if rewritten is None or rewritten.text == words.normalize(text):
+        if rewritten is None or rewritten.text == vocabulary.normalize(text):
             note = rewritten.note if rewritten else ""
             return cls(text, zone, now, forms, minimum, note=note)
         return cls(rewritten.text, zone, now, forms, minimum, said=text, note=rewritten.note)
@@ -70,7 +70,7 @@ class Reading:
     @property
     def words(self) -> str:
         """The text normalized for matching."""
-        return words.normalize(self.text)
+        return vocabulary.normalize(self.text)
 
     def fail(self, reason: str) -> ScheduleError:
         """The error for this text: it quotes the text once (shortened), says why, and shows

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from assistant.errors import RunError
-from assistant.tasks.delivery import Notice, Outbox
+from assistant.scheduler.delivery import Notice, Outbox
 from assistant.tasks.runs import Dropped, Outcome
 from assistant.tasks.task import Owner
 

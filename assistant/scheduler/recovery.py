@@ -6,9 +6,9 @@ import logging
 from datetime import datetime
 
 from assistant.clock import Clock
-from assistant.tasks.attempt import Attempts
-from assistant.tasks.queue import DueQueue
-from assistant.tasks.reports import Reports
+from assistant.scheduler.attempt import Attempts
+from assistant.scheduler.queue import DueQueue
+from assistant.scheduler.reports import Reports
 from assistant.tasks.runs import Dropped, Firing, Outcome
 
 log = logging.getLogger(__name__)

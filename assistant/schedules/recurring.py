@@ -9,9 +9,8 @@ from itertools import pairwise
 from croniter import croniter
 
 from assistant.errors import ScheduleError
-from assistant.tasks import words
-from assistant.tasks.phrases import Rewritten
-from assistant.tasks.reading import (
+from assistant.schedules import vocabulary
+from assistant.schedules.parsed import (
     MAX_AHEAD,
     MIN_INTERVAL,
     Parsed,
@@ -20,7 +19,8 @@ from assistant.tasks.reading import (
     without,
     zone_named,
 )
-from assistant.tasks.schedule import MINUTE, Cron, Interval, next_after
+from assistant.schedules.rewriting import Rewritten
+from assistant.schedules.schedule import MINUTE, Cron, Interval, next_after
 
 RECURRING_FORMS = (
     "every 15m, daily 9am, every day at 9:30, weekdays 6pm, weekends 10am, every monday 10am, "
@@ -79,7 +79,7 @@ def parse_recurring(
     if fields := _cron_fields(t):
         return _raw_cron(reading, fields)
     try:
-        times = words.times_of_day(t)
+        times = vocabulary.times_of_day(t)
     except ValueError as exc:
         raise reading.fail(str(exc)) from None
     if not times:
@@ -148,14 +148,14 @@ def _week_period(rest: str) -> tuple[int, str]:
 
 
 def _several_times(
-    reading: Reading, expr: str, said: str, times: list[words.TimeOfDay]
+    reading: Reading, expr: str, said: str, times: list[vocabulary.TimeOfDay]
 ) -> tuple[str, str]:
     """``every day at 9:00 and 21:00``: one cron with the hours listed (one minute for all)."""
     if len({t.minute for t in times}) > 1:
         raise reading.fail("several times a day need the same minutes, as in '9:00 and 21:00'")
     minute, _, *rest = expr.split()
     hours = ",".join(str(h) for h in sorted({t.hour for t in times}))
-    listed = words.listing([str(t) for t in sorted(times, key=lambda t: t.hour)])
+    listed = vocabulary.listing([str(t) for t in sorted(times, key=lambda t: t.hour)])
     return " ".join([minute, hours, *rest]), said.replace(f"at {times[0]}", f"at {listed}")
 
 
@@ -195,7 +195,7 @@ def _check_gap(reading: Reading, schedule: Cron, first: datetime) -> None:
         if following is None:
             return
         if following - run < reading.minimum:
-            least = words.span(int(reading.minimum.total_seconds()))
+            least = vocabulary.span(int(reading.minimum.total_seconds()))
             raise reading.fail(f"it runs more often than the minimum interval of {least}")
         run = following
 
@@ -203,7 +203,7 @@ def _check_gap(reading: Reading, schedule: Cron, first: datetime) -> None:
 def _interval(reading: Reading, t: str) -> Parsed:
     body = re.sub(r"^(?:every|each)\s+", "", t)
     body = {"hourly": "1h", "hour": "1h", "minute": "1m"}.get(body, body)
-    seconds = words.duration(body)
+    seconds = vocabulary.duration(body)
     if seconds is None:
         if _names_days(reading, body):
             raise reading.fail("it says which days but not at what time, as in 'daily 9am'")
@@ -211,12 +211,14 @@ def _interval(reading: Reading, t: str) -> Parsed:
     if seconds <= 0:
         raise reading.fail(f"every {body} is not an interval; it must be more than zero")
     if seconds < reading.minimum.total_seconds():
-        least = words.span(int(reading.minimum.total_seconds()))
-        raise reading.fail(f"every {words.span(seconds)} is more often than the minimum of {least}")
+        least = vocabulary.span(int(reading.minimum.total_seconds()))
+        raise reading.fail(
+            f"every {vocabulary.span(seconds)} is more often than the minimum of {least}"
+        )
     if seconds > MAX_AHEAD.total_seconds():
         raise reading.fail("that interval is more than ten years")
     anchor = (reading.now + timedelta(seconds=seconds)).replace(microsecond=0)
-    spoken = words.span(seconds)
+    spoken = vocabulary.span(seconds)
     if re.fullmatch(r"1 [a-z]+", spoken):
         spoken = spoken[2:]
     said = f"every {spoken}, {reading.zone}"
@@ -225,13 +227,13 @@ def _interval(reading: Reading, t: str) -> Parsed:
 
 def _names_days(reading: Reading, body: str) -> bool:
     try:
-        _calendar(reading, body, words.TimeOfDay(0, 0, 0, 0))
+        _calendar(reading, body, vocabulary.TimeOfDay(0, 0, 0, 0))
     except ScheduleError:
         return False
     return True
 
 
-def _calendar(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, str]:
+def _calendar(reading: Reading, rest: str, tod: vocabulary.TimeOfDay) -> tuple[str, str]:
     """The cron expression and description for the day part of a timed recurring schedule."""
     rest = re.sub(r"^(?:every|each|on)\s+", "", rest)
     found = _weekly(rest, tod) or _dated(reading, rest, tod)
@@ -247,7 +249,7 @@ def _calendar(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, s
     raise reading.unknown(rest)
 
 
-def _weekly(rest: str, tod: words.TimeOfDay) -> tuple[str, str] | None:
+def _weekly(rest: str, tod: vocabulary.TimeOfDay) -> tuple[str, str] | None:
     """Every day, weekdays, weekends, or named weekdays (``mon, wed and fri``)."""
     at, clock = f"at {tod}", f"{tod.minute} {tod.hour}"
     if rest in _DAILY:
@@ -257,7 +259,7 @@ def _weekly(rest: str, tod: words.TimeOfDay) -> tuple[str, str] | None:
     if rest in _WEEKENDS:
         return f"{clock} * * 0,6", f"every Saturday and Sunday {at}"
     if days := _weekday_list(rest) or _all_but(rest):
-        names = words.listing([words.DAY_NAMES[d] for d in days])
+        names = vocabulary.listing([vocabulary.DAY_NAMES[d] for d in days])
         crons = ",".join(str((d + 1) % 7) for d in days)
         said = "every day" if len(days) == 7 else f"every {names}"
         return f"{clock} * * {crons}", f"{said} {at}"
@@ -273,7 +275,7 @@ def _all_but(rest: str) -> list[int]:
     return [d for d in every[base] if d not in dropped]
 
 
-def _dated(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, str] | None:
+def _dated(reading: Reading, rest: str, tod: vocabulary.TimeOfDay) -> tuple[str, str] | None:
     """A day of every month (``15th``, ``first friday``, ``last day``) or of every year."""
     if match := _MONTH_DAY.fullmatch(rest):
         return _monthly(reading, int(match[1] or match[2]), tod)
@@ -286,7 +288,7 @@ def _dated(reading: Reading, rest: str, tod: words.TimeOfDay) -> tuple[str, str]
 
 def _names_day_interval(rest: str) -> bool:
     """Whether ``rest`` holds a count of days or weeks (``3 days``, ``2w``); linear."""
-    parts = words.tokens(rest)
+    parts = vocabulary.tokens(rest)
     return any(
         a[0].isdigit() and b in ("day", "days", "d", "week", "weeks", "w")
         for a, b in pairwise(parts)
@@ -295,7 +297,7 @@ def _names_day_interval(rest: str) -> bool:
 
 def _weekday_list(rest: str) -> list[int]:
     parts = [p for p in _DAY_LIST_SPLIT.split(rest) if p and p != "every"]
-    days = [words.weekday(p) for p in parts]
+    days = [vocabulary.weekday(p) for p in parts]
     if not days or any(d is None for d in days):
         return []
     return sorted({d for d in days if d is not None})
@@ -310,36 +312,36 @@ def _nth_of_month(rest: str) -> tuple[int, int | None] | None:
     which = _ORDINALS[kept[0]]
     if kept[1] == "day":
         return (which, None) if which == -1 else None
-    day = words.weekday(kept[1])
+    day = vocabulary.weekday(kept[1])
     return (which, day) if day is not None else None
 
 
-def _nth(found: tuple[int, int | None], tod: words.TimeOfDay) -> tuple[str, str]:
+def _nth(found: tuple[int, int | None], tod: vocabulary.TimeOfDay) -> tuple[str, str]:
     which, day = found
     at = f"{tod.minute} {tod.hour}"
     if day is None:
         return f"{at} L * *", f"on the last day of every month at {tod}"
-    name, cron_day = words.DAY_NAMES[day], (day + 1) % 7
+    name, cron_day = vocabulary.DAY_NAMES[day], (day + 1) % 7
     if which == -1:
         return f"{at} * * L{cron_day}", f"on the last {name} of every month at {tod}"
     return f"{at} * * {cron_day}#{which}", f"on the {_SPOKEN[which]} {name} of every month at {tod}"
 
 
-def _monthly(reading: Reading, day: int, tod: words.TimeOfDay) -> tuple[str, str]:
+def _monthly(reading: Reading, day: int, tod: vocabulary.TimeOfDay) -> tuple[str, str]:
     if not 1 <= day <= 31:
         raise reading.fail(f"a month has no day {day}")
     note = " (skipped in months without one)" if day > 28 else ""
-    said = f"on the {words.ordinal(day)} of every month at {tod}{note}"
+    said = f"on the {vocabulary.ordinal(day)} of every month at {tod}{note}"
     return f"{tod.minute} {tod.hour} {day} * *", said
 
 
-def _yearly(reading: Reading, text: str, tod: words.TimeOfDay) -> tuple[str, str]:
+def _yearly(reading: Reading, text: str, tod: vocabulary.TimeOfDay) -> tuple[str, str]:
     try:
-        day = words.day_of_year(text.removeprefix("the "))
+        day = vocabulary.day_of_year(text.removeprefix("the "))
     except ValueError as exc:
         raise reading.fail(str(exc)) from None
     if day is None or day.year is not None:
         raise reading.fail(f"{text!r} is not a day of the year such as 'dec 24'")
     note = " (in leap years)" if (day.month, day.day) == (2, 29) else ""
-    said = f"every year on {day.day} {words.MONTH_NAMES[day.month]} at {tod}{note}"
+    said = f"every year on {day.day} {vocabulary.MONTH_NAMES[day.month]} at {tod}{note}"
     return f"{tod.minute} {tod.hour} {day.day} {day.month} *", said

@@ -24,20 +24,20 @@ from pathlib import Path
 from typing import Any
 
 from assistant.clock import Clock, event_or_time
-from assistant.tasks.attempt import Attempts
-from assistant.tasks.backlog import ERROR_PAUSE, Backlog
-from assistant.tasks.collector import Collector
-from assistant.tasks.delivery import Executor, Outbox
-from assistant.tasks.handoff import Handoff
-from assistant.tasks.misfire import MisfirePolicy, plan
-from assistant.tasks.queue import Claim, DueQueue
-from assistant.tasks.readahead import ReadAhead
-from assistant.tasks.recovery import recover
-from assistant.tasks.reports import Reports
+from assistant.scheduler.attempt import Attempts
+from assistant.scheduler.backlog import ERROR_PAUSE, Backlog
+from assistant.scheduler.collector import Collector
+from assistant.scheduler.delivery import Executor, Outbox
+from assistant.scheduler.handoff import Handoff
+from assistant.scheduler.lead import GROUP, Started, lead
+from assistant.scheduler.misfire import MisfirePolicy, plan
+from assistant.scheduler.queue import Claim, DueQueue
+from assistant.scheduler.readahead import ReadAhead
+from assistant.scheduler.recovery import recover
+from assistant.scheduler.reports import Reports
+from assistant.scheduler.settings import SchedulerSettings
+from assistant.scheduler.switch_interval import short_switches
 from assistant.tasks.runs import Firing, Outcome, Plan
-from assistant.tasks.settings import SchedulerSettings
-from assistant.tasks.started import GROUP, Started, lead
-from assistant.tasks.switches import short_switches
 from assistant.tasks.task import KINDS, Task, TaskKind
 
 log = logging.getLogger(__name__)

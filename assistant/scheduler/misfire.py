@@ -6,9 +6,9 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from assistant.tasks.delivery import local_time
+from assistant.scheduler.delivery import local_time
+from assistant.schedules.schedule import latest_due
 from assistant.tasks.runs import Dropped, Firing, Plan
-from assistant.tasks.schedule import latest_due
 from assistant.tasks.task import Task
 
 # Later than this counts as late: the run's message says when it was due.

@@ -18,8 +18,8 @@ from datetime import timedelta
 from typing import Protocol
 
 from assistant.clock import Clock, event_or_time
-from assistant.tasks.queue import DueQueue
-from assistant.tasks.reports import Reports
+from assistant.scheduler.queue import DueQueue
+from assistant.scheduler.reports import Reports
 from assistant.tasks.runs import Outcome
 
 log = logging.getLogger(__name__)

@@ -6,9 +6,8 @@ import re
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from assistant.tasks import words
-from assistant.tasks.phrases import Rewritten
-from assistant.tasks.reading import (
+from assistant.schedules import vocabulary
+from assistant.schedules.parsed import (
     MAX_AHEAD,
     Parsed,
     Reading,
@@ -16,7 +15,8 @@ from assistant.tasks.reading import (
     without,
     zone_named,
 )
-from assistant.tasks.schedule import Once, to_utc
+from assistant.schedules.rewriting import Rewritten
+from assistant.schedules.schedule import Once, to_utc
 
 ONCE_FORMS = "in 5m, in 2h30m, 30s, at 18:30, tomorrow 9am, monday 10am, 2026-12-24 18:00"
 _RECURRING_START = re.compile(
@@ -36,7 +36,7 @@ def parse_once(text: str, zone: str, now: datetime, rewritten: Rewritten | None 
         raise reading.fail("it is empty")
     if _RECURRING_START.match(t) or ("*" in t and _CRONLIKE.fullmatch(t)) or _plural_day(t):
         raise reading.fail("that is a recurring schedule; set it as a recurring task")
-    seconds = words.duration(t.removeprefix("in ").strip())
+    seconds = vocabulary.duration(t.removeprefix("in ").strip())
     if seconds is not None:
         return _delay(reading, seconds)
     wall, note = _wall_time(reading, tz)
@@ -48,8 +48,10 @@ def parse_once(text: str, zone: str, now: datetime, rewritten: Rewritten | None 
 
 def _plural_day(t: str) -> bool:
     """``fridays at 11am`` means every Friday."""
-    return any(w.endswith("s") and w not in words.WEEKDAYS and words.weekday(w) is not None
-               for w in words.tokens(t))  # fmt: skip
+    return any(
+        w.endswith("s") and w not in vocabulary.WEEKDAYS and vocabulary.weekday(w) is not None
+        for w in vocabulary.tokens(t)
+    )
 
 
 def describe(at: datetime, zone: str) -> str:
@@ -71,7 +73,7 @@ def _delay(reading: Reading, seconds: int) -> Parsed:
 def _wall_time(reading: Reading, tz: ZoneInfo) -> tuple[datetime, str]:
     t = reading.words
     try:
-        tod = words.time_of_day(t)
+        tod = vocabulary.time_of_day(t)
     except ValueError as exc:
         raise reading.fail(str(exc)) from None
     rest = without(t, tod.start, tod.end) if tod else t
@@ -99,7 +101,7 @@ def _day(reading: Reading, rest: str, tz: ZoneInfo, clock: time) -> tuple[date, 
     if rest in offsets:
         return today + timedelta(days=offsets[rest]), ""
     prefix, _, name = rest.rpartition(" ")
-    if (wd := words.weekday(name)) is not None and prefix in ("", "next", "this"):
+    if (wd := vocabulary.weekday(name)) is not None and prefix in ("", "next", "this"):
         ahead = (wd - today.weekday()) % 7
         if ahead == 0 and (passed or prefix == "next"):
             ahead = 7
@@ -111,12 +113,12 @@ def _calendar_day(
     reading: Reading, rest: str, today: date, passed: bool
 ) -> tuple[date, str] | None:
     try:
-        day = words.day_of_year(rest)
+        day = vocabulary.day_of_year(rest)
         if day is None:
             return None
-        found = words.next_date(day, today)
+        found = vocabulary.next_date(day, today)
         if found == today and passed and day.year is None:
-            found = words.next_date(day, today + timedelta(days=1))
+            found = vocabulary.next_date(day, today + timedelta(days=1))
     except ValueError as exc:
         raise reading.fail(str(exc)) from None
     return found, ""

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from assistant.errors import ScheduleError
-from assistant.tasks.oneshot import ONCE_FORMS, parse_once
-from assistant.tasks.phrases import rewrite
-from assistant.tasks.reading import MIN_INTERVAL, Parsed, Reading, check_length, zone_named
-from assistant.tasks.recurring import parse_recurring
+from assistant.schedules.oneshot import ONCE_FORMS, parse_once
+from assistant.schedules.parsed import MIN_INTERVAL, Parsed, Reading, check_length, zone_named
+from assistant.schedules.recurring import parse_recurring
+from assistant.schedules.rewriting import rewrite
 
 
 def read_schedule(

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from assistant.clock import Clock
 from assistant.errors import RetryableRunError, RunError
-from assistant.tasks.deadline import Deadlines
-from assistant.tasks.delivery import Executor
+from assistant.scheduler.deadline import Deadlines
+from assistant.scheduler.delivery import Executor
 from assistant.tasks.runs import Firing, Outcome, delivered
 from assistant.tasks.task import Task, TaskKind
 
 if TYPE_CHECKING:
-    from assistant.tasks.settings import SchedulerSettings
+    from assistant.scheduler.settings import SchedulerSettings
 
 log = logging.getLogger(__name__)
 

@@ -6,14 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from assistant.tasks.task import TaskKind
+from assistant.config import ConcurrencySettings
+from assistant.tasks.task import KINDS, TaskKind
 
-DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {
-    "reminder": 256,
-    "api_call": 8,
-    "web_search": 4,
-    "agent_task": 2,
-}
+_DEFAULTS = ConcurrencySettings()
+DEFAULT_CONCURRENCY: Mapping[TaskKind, int] = {kind: getattr(_DEFAULTS, kind) for kind in KINDS}
 
 
 @dataclass(frozen=True)
