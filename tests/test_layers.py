@@ -36,27 +36,31 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed beside python")
-def test_an_upward_import_breaks_the_layers_contract(tree: Path) -> None:
-    assert lint(tree).returncode == 0
-    db = tree / "assistant" / "db.py"
-    db.write_text(db.read_text() + "\nimport assistant.tools  # noqa\n")
+def broken_by(tree: Path, module: str, imported: str) -> str:
+    """What import-linter says once ``module`` (a path under assistant/) imports ``imported``."""
+    path = tree / "assistant" / module
+    path.write_text(path.read_text() + f"\nimport {imported}  # noqa\n")
     result = lint(tree)
     assert result.returncode != 0
-    assert "Layers of the design BROKEN" in result.stdout
+    return result.stdout
 
 
-@pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed beside python")
+needs_lint = pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed")
+
+
+@needs_lint
+def test_an_upward_import_breaks_the_layers_contract(tree: Path) -> None:
+    assert lint(tree).returncode == 0
+    assert "Layers of the design BROKEN" in broken_by(tree, "db.py", "assistant.tools")
+
+
+@needs_lint
 def test_siblings_may_not_import_each_other(tree: Path) -> None:
-    engine = tree / "assistant" / "scheduler" / "engine.py"
-    engine.write_text(engine.read_text() + "\nimport assistant.memory.audit  # noqa\n")
-    result = lint(tree)
-    assert result.returncode != 0 and "Layers of the design BROKEN" in result.stdout
+    said = broken_by(tree, "scheduler/engine.py", "assistant.memory.audit")
+    assert "Layers of the design BROKEN" in said
 
 
-@pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed beside python")
+@needs_lint
 def test_the_schedule_language_imports_neither_other_room(tree: Path) -> None:
-    parse = tree / "assistant" / "schedules" / "parse.py"
-    parse.write_text(parse.read_text() + "\nimport assistant.tasks.task  # noqa\n")
-    result = lint(tree)
-    assert result.returncode != 0 and "Three rooms for scheduling" in result.stdout
+    said = broken_by(tree, "schedules/parse.py", "assistant.tasks.task")
+    assert "Three rooms for scheduling" in said and "BROKEN" in said
