@@ -72,6 +72,6 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit status."""
     args = parser().parse_args(argv)  # --version and --help end here, before anything heavy
-    from assistant.commands import run_command
+    from assistant.dispatch import run_command
 
     return run_command(args)

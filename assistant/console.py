@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
-from assistant.agent.approval import Pending
+from assistant.agent.approver import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.commands import Button, Reply, notice_buttons
 from assistant.errors import StorageError

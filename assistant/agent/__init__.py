@@ -1,7 +1,7 @@
 """The dialog agent: history, the model and tools in a bounded loop, approvals, per-chat turns."""
 
 from assistant.agent.agent import Agent
-from assistant.agent.approval import ApprovalRequest, Approver, DenyAll, Pending, Prompts
+from assistant.agent.approver import ApprovalRequest, Approver, DenyAll, Pending, Prompts
 from assistant.agent.events import (
     AgentEvent,
     Answer,
@@ -11,7 +11,8 @@ from assistant.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from assistant.agent.person import AgentSettings, Person
+from assistant.agent.person import Person
+from assistant.agent.settings import AgentSettings
 from assistant.agent.turns import Turns
 
 __all__ = [

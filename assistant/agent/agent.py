@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from assistant.agent.approval import ApprovalRequest, Approver, DenyAll
+from assistant.agent.approver import ApprovalRequest, Approver, DenyAll
 from assistant.agent.citations import cite
 from assistant.agent.claims import correction, honest, unfounded
 from assistant.agent.events import (
@@ -24,7 +24,7 @@ from assistant.agent.events import (
 )
 from assistant.agent.history import fit
 from assistant.agent.leaks import unnamed_host
-from assistant.agent.person import AgentSettings, Person
+from assistant.agent.person import Person
 from assistant.agent.prompt import system_prompt
 from assistant.agent.replies import (
     awaiting_text,
@@ -35,6 +35,7 @@ from assistant.agent.replies import (
     recordable,
     tool_message,
 )
+from assistant.agent.settings import AgentSettings
 from assistant.agent.untrusted import frame, is_framed
 from assistant.agent.window import TOO_LONG, Window
 from assistant.clock import Clock

@@ -29,8 +29,7 @@ from assistant.net.search import DuckDuckGo
 from assistant.net.secrets import Secret, SecretBook
 from assistant.net.speech import SpeechClient
 from assistant.scheduler import SchedulerSettings
-from assistant.schedules import Parsed, next_after
-from assistant.schedules.parse import read_schedule as read_any_schedule
+from assistant.schedules import next_after, read_schedule
 from assistant.tasks import TaskStore
 from assistant.tasks.task import KINDS
 from assistant.tools import Executor, Registry
@@ -203,16 +202,11 @@ def scheduler_settings(config: Config) -> SchedulerSettings:
     )
 
 
-def read_schedule(config: Config, text: str, zone: str, now: datetime) -> Parsed:
-    """Read schedule text as a one-shot, else as a recurring schedule."""
-    minimum = timedelta(seconds=config.scheduler.min_interval_seconds)
-    return read_any_schedule(text, zone, now, minimum)
-
-
 def preview_schedule(config: Config, text: str, zone: str | None, now: datetime) -> str:
     """How the assistant reads schedule text, and its next runs in local time and UTC."""
     zone = zone or config.assistant.timezone
-    parsed = read_schedule(config, text, zone, now)
+    minimum = timedelta(seconds=config.scheduler.min_interval_seconds)
+    parsed = read_schedule(text, zone, now, minimum)
     lines = [parsed.description, *([f"note: {parsed.note}"] if parsed.note else []), "runs:"]
     run: datetime | None = parsed.first_run
     for _ in range(5):

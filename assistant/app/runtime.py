@@ -106,7 +106,7 @@ class Deliveries:
         return message_id
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Runtime:
     """The running parts, for a channel to talk to (the ``Assistant`` channels see)."""
 
@@ -238,9 +238,20 @@ async def _build(
 
     commands = Commands(services, people, audit, turns, clock, exporter=exporter)
     return Runtime(
-        setup, db, clock, services, people, tasks, scheduler, agent, turns, commands, desk, model,
-        deliveries,
-    )  # fmt: skip
+        setup=setup,
+        db=db,
+        clock=clock,
+        services=services,
+        people=people,
+        tasks=tasks,
+        scheduler=scheduler,
+        agent=agent,
+        turns=turns,
+        commands=commands,
+        desk=desk,
+        model=model,
+        deliveries=deliveries,
+    )
 
 
 def _model(setup: Setup, db: Database, *, say: bool) -> Model:

@@ -48,7 +48,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from assistant.agent.approval import Pending
+from assistant.agent.approver import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.chats import ChatQueues
 from assistant.agent.commands import MENU, Button, notice_buttons
