@@ -64,3 +64,37 @@ def test_siblings_may_not_import_each_other(tree: Path) -> None:
 def test_the_schedule_language_imports_neither_other_room(tree: Path) -> None:
     said = broken_by(tree, "schedules/parse.py", "assistant.tasks.task")
     assert "Three rooms for scheduling" in said and "BROKEN" in said
+
+
+def _cycles(graph) -> list[list[str]]:
+    """The groups of modules that import each other, directly or through others (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    import grimp
+
+    assert _cycles(grimp.build_graph("assistant")) == []

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 from telegram import (
+    Bot,
     BotCommand,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
@@ -60,8 +61,9 @@ from assistant.errors import (
     StartupError,
 )
 from assistant.scheduler import Notice
+from assistant.telegram.durations import seconds
 from assistant.telegram.entities import Rendered
-from assistant.telegram.handlers import Handlers, seconds
+from assistant.telegram.handlers import Handlers
 from assistant.telegram.pieces import plain_pieces
 from assistant.telegram.sending import edit_piece, rendered, send_all
 from assistant.telegram.strangers import Strangers
@@ -161,7 +163,7 @@ class TelegramChannel:
         try:
             await self.application.initialize()
             commands = [BotCommand(name, about[:256]) for name, about in MENU.items()]
-            await self.application.bot.set_my_commands(commands)
+            await self.api.set_my_commands(commands)
         except InvalidToken:
             raise StartupError(
                 "Telegram rejected the bot token: get a new one from @BotFather (/token) and "
@@ -229,12 +231,18 @@ class TelegramChannel:
         """Show "typing…" until cancelled."""
         while True:
             try:
-                await self.application.bot.send_chat_action(chat_id, ChatAction.TYPING)
+                await self.api.send_chat_action(chat_id, ChatAction.TYPING)
             except TelegramError as exc:
                 log.debug("typing indicator failed: %s", exc)
             await asyncio.sleep(TYPING_EVERY)
 
     # ---- sending -----------------------------------------------------------------------
+
+    @property
+    def api(self) -> Bot:
+        """The Bot API client (the ``Sender`` that handlers and drafts use)."""
+        bot: Bot = self.application.bot
+        return bot
 
     async def send(
         self, chat_id: int, markdown: str, buttons: Sequence[Sequence[Button]] = ()
@@ -242,7 +250,7 @@ class TelegramChannel:
         """Send Markdown as text with entities, in pieces Telegram accepts; the buttons go
         under the last piece. Returns the last message id."""
         markup = _keyboard(buttons) if buttons else None
-        return await send_all(self.application.bot, chat_id, await rendered(markdown), markup)
+        return await send_all(self.api, chat_id, await rendered(markdown), markup)
 
     # ---- the scheduler's outbox, and approvals ----------------------------------------
 
@@ -274,7 +282,7 @@ class TelegramChannel:
         if _fits(pending.text):
             shown = f"```\n{pending.text}\n```"
         else:
-            await self.application.bot.send_document(
+            await self.api.send_document(
                 pending.chat_id,
                 pending.text.encode("utf-8", "replace"),
                 filename=f"approval-{pending.token}.txt",
@@ -289,7 +297,7 @@ class TelegramChannel:
         text = Rendered(plain_pieces(f"{shown}\n\n{outcome}")[0])
         if pending.message_id is not None:
             try:
-                await edit_piece(self.application.bot, pending.chat_id, pending.message_id, text)
+                await edit_piece(self.api, pending.chat_id, pending.message_id, text)
                 return
             except BadRequest as exc:
                 log.info("could not edit the approval prompt (%s); sending the outcome", exc)

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
 from assistant.agent.commands import Reply
+from assistant.telegram.sender import Sender
 from assistant.telegram.sending import edit_piece, rendered, send_all, send_piece
-
-if TYPE_CHECKING:
-    from assistant.telegram.bot import TelegramChannel
 
 
 class Draft:
     """The answer as it grows: one message, edited at most every ``interval`` seconds."""
 
-    def __init__(self, channel: TelegramChannel, chat_id: int, interval: float) -> None:
+    def __init__(self, channel: Sender, chat_id: int, interval: float) -> None:
         self._channel = channel
         self._chat_id = chat_id
         self._interval = interval
@@ -38,7 +35,7 @@ class Draft:
         if self._message_id is not None and not due:
             return
         piece = (await rendered(text))[0]
-        bot = self._channel.application.bot
+        bot = self._channel.api
         if self._message_id is None:
             self._message_id = await send_piece(bot, self._chat_id, piece, None)
         else:
@@ -54,18 +51,16 @@ class Draft:
             await self._replace(result.text)
         if isinstance(result, Reply):
             for name, content in result.files:
-                await self._channel.application.bot.send_document(
-                    self._chat_id, content, filename=name
-                )
+                await self._channel.api.send_document(self._chat_id, content, filename=name)
         if isinstance(result, Answer):
             for attachment in result.attachments:
-                await self._channel.application.bot.send_photo(
+                await self._channel.api.send_photo(
                     self._chat_id, attachment.data, caption=attachment.caption[:1000]
                 )
 
     async def _replace(self, markdown: str) -> None:
         assert self._message_id is not None
         first, *rest = await rendered(markdown)
-        bot = self._channel.application.bot
+        bot = self._channel.api
         await edit_piece(bot, self._chat_id, self._message_id, first)
         await send_all(bot, self._chat_id, rest, None)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 from telegram import Message, Update
 from telegram.error import TelegramError
@@ -20,11 +19,10 @@ from assistant.llm.types import Attachment, Document, Image
 from assistant.metrics import UPDATES as HANDLED
 from assistant.telegram import pictures
 from assistant.telegram.draft import Draft
+from assistant.telegram.durations import seconds
 from assistant.telegram.entities import Entity, Rendered, units
+from assistant.telegram.sender import Sender
 from assistant.telegram.sending import send_piece
-
-if TYPE_CHECKING:
-    from assistant.telegram.bot import TelegramChannel
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +34,7 @@ DOWNLOAD_FAILED = "I could not download that {what} from Telegram; please send i
 class Handlers:
     """What the channel does with the updates the gate lets in, for one assistant."""
 
-    def __init__(self, channel: TelegramChannel, assistant: Assistant, queues: ChatQueues) -> None:
+    def __init__(self, channel: Sender, assistant: Assistant, queues: ChatQueues) -> None:
         self._channel = channel
         self._assistant = assistant
         self._queues = queues
@@ -68,7 +66,7 @@ class Handlers:
         except (FetchError, TelegramError) as exc:
             await self._channel.send(chat_id, unheard(exc))
             return
-        await send_piece(self._channel.application.bot, chat_id, quoted(words), None)
+        await send_piece(self._channel.api, chat_id, quoted(words), None)
         await self._take(person, words)
 
     async def document(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -218,11 +216,3 @@ def quoted(words: str) -> Rendered:
     shown = words if len(words) <= QUOTED else words[:QUOTED].rstrip() + "…"
     text = f"🎙 {shown}"
     return Rendered(text, (Entity("blockquote", 0, units(text)),))
-
-
-def seconds(value: object) -> float:
-    """A Bot API duration as seconds: PTB gives an int or a timedelta (0 for anything else)."""
-    total = getattr(value, "total_seconds", None)
-    if callable(total):
-        return float(total())
-    return float(value) if isinstance(value, int | float) else 0.0
