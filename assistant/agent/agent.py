@@ -9,7 +9,7 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from assistant.agent.approver import ApprovalRequest, Approver, DenyAll
 from assistant.agent.citations import cite
@@ -36,6 +36,7 @@ from assistant.agent.replies import (
     tool_message,
 )
 from assistant.agent.settings import AgentSettings
+from assistant.agent.turn import Given, Turn
 from assistant.agent.untrusted import frame, is_framed
 from assistant.agent.window import TOO_LONG, Window
 from assistant.clock import Clock
@@ -62,31 +63,6 @@ from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCa
 log = logging.getLogger(__name__)
 
 AWAITING = "waiting for the user's approval: it runs when they approve, and not before"
-
-
-@dataclass
-class _Turn:
-    """What one turn has gathered so far."""
-
-    person: Person
-    context: ToolContext
-    history: list[Message]
-    sink: EventSink | None
-    new: list[Message] = field(default_factory=list)
-    audit_ids: dict[str, int] = field(default_factory=dict)
-    results: list[ToolResult] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    corrections: int = 0
-    tainted: bool = False
-    awaiting: list[str] = field(default_factory=list)
-    steps: int = 0
-    recent: list[tuple[Message, int]] = field(default_factory=list)
-    shrunk: bool = False
-    fixed: int = 0  # estimated tokens of the prompt and the catalogue
-    room: int | None = None  # estimated tokens the messages may take (None: window unknown)
-    done: set[str] = field(default_factory=set)  # side-effecting calls run, by name and arguments
-    new_tasks: int = 0
-    claimed: bool = False  # the model was told once that it claimed an action with no call
 
 
 class Agent:
@@ -155,7 +131,7 @@ class Agent:
 
     async def _start(
         self, person: Person, text: str, sink: EventSink | None, attachments: tuple[Attachment, ...]
-    ) -> _Turn:
+    ) -> Turn:
         request_id = uuid.uuid4().hex[:12]
         context = ToolContext(
             person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
@@ -169,11 +145,8 @@ class Agent:
         # Taint follows the content: outside content still in the model's input taints this turn.
         tainted = any(isinstance(m, ToolMessage) and is_framed(m.content) for m in history)
         tainted = tainted or any(isinstance(a, Document) for a in attachments)  # a file's words
-        new: list[Message] = [UserMessage(text, attachments)]
-        return _Turn(
-            person, context, history, sink, new=new, tainted=tainted, recent=recent,
-            fixed=window.fixed, room=window.room(),
-        )  # fmt: skip
+        given = Given(person, context, sink, recent, window.fixed, window.room())
+        return Turn(given, history, new=[UserMessage(text, attachments)], tainted=tainted)
 
     async def _base_window(self) -> Window:
         """The model's window (configured, or as its server says), scaled by what it counts."""
@@ -182,7 +155,7 @@ class Agent:
             window = replace(window, tokens=(await self._sizer.size()).tokens)
         return window.scaled(self._calibration.scale)
 
-    async def _run(self, turn: _Turn) -> Answer:
+    async def _run(self, turn: Turn) -> Answer:
         while turn.steps < self._settings.max_steps:
             completion = await self._ask(turn)
             turn.steps += 1
@@ -206,7 +179,7 @@ class Agent:
                 return self._answer(turn, awaiting_text(turn.awaiting, completion), "awaiting")
         return self._answer(turn, max_steps_text(turn.steps, turn.results), "max_steps")
 
-    async def _unfounded(self, turn: _Turn, text: str) -> str | None:
+    async def _unfounded(self, turn: Turn, text: str) -> str | None:
         """Check an answer against what the turn did: a claimed action with no call is sent
         back once (in auto mode, a native mode no real call confirmed gives way first), then
         replaced by the truth."""
@@ -229,7 +202,7 @@ class Agent:
             self._clock.now(), person.timezone, person.name, self._settings.assistant_name
         )
 
-    async def _ask(self, turn: _Turn) -> Completion:
+    async def _ask(self, turn: Turn) -> Completion:
         try:
             return await self._ask_once(turn)
         except ContextTooLongError:
@@ -237,20 +210,20 @@ class Agent:
                 raise LLMError(TOO_LONG) from None
         # Once more with half the history; a second refusal is said plainly, never a lock.
         turn.shrunk = True
-        spent = sum(tokens for _, tokens in turn.recent)
-        turn.history = fit(turn.recent, max(spent // 2, 0), strict=True)
+        spent = sum(tokens for _, tokens in turn.given.recent)
+        turn.history = fit(turn.given.recent, max(spent // 2, 0), strict=True)
         try:
             return await self._ask_once(turn)
         except ContextTooLongError:
             raise LLMError(TOO_LONG) from None
 
-    async def _ask_once(self, turn: _Turn) -> Completion:
-        prompt = self._prompt(turn.person)
+    async def _ask_once(self, turn: Turn) -> Completion:
+        prompt = self._prompt(turn.given.person)
         request = Request(prompt, self._fitted(turn), self._executor.registry.specs())
         started, outcome = time.monotonic(), "error"
         try:
             async with asyncio.timeout(self._settings.llm_timeout):
-                completion = await self._complete(request, turn.sink)
+                completion = await self._complete(request, turn.given.sink)
                 outcome = "ok"
         except TimeoutError:
             raise ModelSlowError(
@@ -265,14 +238,16 @@ class Agent:
             LLM_SECONDS.labels(outcome).observe(time.monotonic() - started)
         self.model_down.ok()
         counter = self._window.counter
-        estimate = turn.fixed + sum(message_tokens(m, counter) for m in request.messages)
+        estimate = turn.given.fixed + sum(message_tokens(m, counter) for m in request.messages)
         self._calibration.observe(estimate, completion.usage.input_tokens)
         return completion
 
-    def _fitted(self, turn: _Turn) -> list[Message]:
-        if turn.room is None:
+    def _fitted(self, turn: Turn) -> list[Message]:
+        if turn.given.room is None:
             return [*turn.history, *turn.new]
-        turn.history, new = self._window.fit_turn(turn.room, turn.history, turn.recent, turn.new)
+        turn.history, new = self._window.fit_turn(
+            turn.given.room, turn.history, turn.given.recent, turn.new
+        )
         return [*turn.history, *new]
 
     async def _complete(self, request: Request, sink: EventSink | None) -> Completion:
@@ -287,9 +262,9 @@ class Agent:
                 return event
         raise LLMUnavailableError("The model's stream ended without an answer.")
 
-    async def _act(self, turn: _Turn, completion: Completion) -> list[ToolResult] | None:
+    async def _act(self, turn: Turn, completion: Completion) -> list[ToolResult] | None:
         """Check, approve and run the calls; None when they stay invalid past the budget."""
-        checked = [await self._executor.check(c, turn.context) for c in completion.calls]
+        checked = [await self._executor.check(c, turn.given.context) for c in completion.calls]
         invalid = [c for c in checked if isinstance(c, ToolResult)]
         if invalid or completion.broken:
             if turn.corrections >= self._settings.corrections:
@@ -301,13 +276,13 @@ class Agent:
         approved = [await self._approve(turn, c) for c in checked]
         return await self._execute(turn, approved)
 
-    async def _approve(self, turn: _Turn, item: ValidCall | ToolResult) -> ValidCall | ToolResult:
+    async def _approve(self, turn: Turn, item: ValidCall | ToolResult) -> ValidCall | ToolResult:
         """The call itself, or its result: waiting for approval, or refused."""
         if isinstance(item, ToolResult):
             return item
         tool = item.tool
         if refusal := self._repeat_or_over(turn, item):
-            return await self._executor.refuse(item, turn.context, refusal)
+            return await self._executor.refuse(item, turn.given.context, refusal)
         reason = tool.approval_reason(item.arguments)
         if reason is None and turn.tainted:
             reason = self._tainted(turn, item)
@@ -317,9 +292,9 @@ class Agent:
             turn.awaiting.append(tool.name)
             return ToolResult(item.call.id, tool.name, AWAITING, outcome="pending")
         why = "not run: nobody could be asked to approve it"
-        return await self._executor.refuse(item, turn.context, why)
+        return await self._executor.refuse(item, turn.given.context, why)
 
-    def _repeat_or_over(self, turn: _Turn, item: ValidCall) -> str | None:
+    def _repeat_or_over(self, turn: Turn, item: ValidCall) -> str | None:
         """Why a side-effecting call is not run again: the same call already ran in this turn,
         or the turn made as many tasks as it may."""
         if item.tool.read_only:
@@ -334,7 +309,7 @@ class Agent:
         turn.done.add(key)
         return None
 
-    def _tainted(self, turn: _Turn, item: ValidCall) -> str | None:
+    def _tainted(self, turn: Turn, item: ValidCall) -> str | None:
         """Why a call needs approval in a turn whose input holds outside content."""
         if not item.tool.read_only:
             return "the conversation holds outside content, and this call changes something"
@@ -350,10 +325,10 @@ class Agent:
             "the request could carry what I know to it"
         )
 
-    async def _request_approval(self, turn: _Turn, valid: ValidCall, reason: str) -> bool:
-        person = turn.person
+    async def _request_approval(self, turn: Turn, valid: ValidCall, reason: str) -> bool:
+        person = turn.given.person
         request = ApprovalRequest(
-            person.user_id, person.chat_id, person.timezone, turn.context.request_id,
+            person.user_id, person.chat_id, person.timezone, turn.given.context.request_id,
             valid.call.id, valid.tool.name, valid.json_arguments, reason,
         )  # fmt: skip
         try:
@@ -364,17 +339,17 @@ class Agent:
             return False
 
     async def _execute(
-        self, turn: _Turn, approved: Sequence[ValidCall | ToolResult]
+        self, turn: Turn, approved: Sequence[ValidCall | ToolResult]
     ) -> list[ToolResult]:
         running = [a for a in approved if isinstance(a, ValidCall)]
         for valid in running:
-            await _emit(turn.sink, ToolStarted(valid.call.id, valid.tool.name))
-        results = await self._executor.execute(approved, turn.context)
+            await _emit(turn.given.sink, ToolStarted(valid.call.id, valid.tool.name))
+        results = await self._executor.execute(approved, turn.given.context)
         step: list[ToolResult] = []
         for item, result in zip(approved, results, strict=True):
             if isinstance(item, ValidCall):
                 await _emit(
-                    turn.sink, ToolFinished(result.call_id, result.name, not result.is_error)
+                    turn.given.sink, ToolFinished(result.call_id, result.name, not result.is_error)
                 )
             if isinstance(item, ValidCall) and item.tool.untrusted and not result.is_error:
                 # Only content that came in taints the turn; a refused or failed fetch did not.
@@ -385,26 +360,26 @@ class Agent:
         turn.results.extend(step)
         return step
 
-    def _answer(self, turn: _Turn, text: str, ending: str) -> Answer:
+    def _answer(self, turn: Turn, text: str, ending: str) -> Answer:
         sources = tuple(s for r in turn.results for s in r.sources)
         body = cite(text, sources) if ending == "answered" else text
         body = "\n\n".join([*turn.notices, body]) if turn.notices else body
-        return Answer(body, turn.steps, ending, sources, tuple(turn.context.attachments))
+        return Answer(body, turn.steps, ending, sources, tuple(turn.given.context.attachments))
 
-    async def _store(self, turn: _Turn) -> None:
+    async def _store(self, turn: Turn) -> None:
         for result in turn.results:
             if result.audit_id is not None:
                 turn.audit_ids[result.call_id] = result.audit_id
         try:
             await self._conversations.append(
-                turn.person.chat_id,
-                turn.person.user_id,
-                turn.context.request_id,
+                turn.given.person.chat_id,
+                turn.given.person.user_id,
+                turn.given.context.request_id,
                 turn.new,
                 turn.audit_ids,
             )
         except Exception:
-            log.exception("could not store the turn %s", turn.context.request_id)
+            log.exception("could not store the turn %s", turn.given.context.request_id)
 
 
 async def _emit(sink: EventSink | None, event: ToolStarted | ToolFinished) -> None:
