@@ -247,8 +247,7 @@ async def test_an_add_on_a_full_disk_is_one_clear_error_and_stores_nothing(
 
 
 async def test_task_from_row_is_the_constructed_task(store, clock, conn) -> None:
-    # ``Task.from_row`` fills the value past its generated __init__ (the claim's hot path):
-    # it must be the very value the constructor makes, frozen, with every field set.
+    # A task read from its row is the very value the constructor makes, frozen, every field set.
     added = await store.add(recurring("stretch", "every day at 9am", clock.now()))
     row = (await fetch(conn, f"SELECT {COLUMNS} FROM scheduled_tasks"))[0]
     read = Task.from_row(row)
@@ -265,7 +264,6 @@ async def test_task_from_row_is_the_constructed_task(store, clock, conn) -> None
 
 
 async def test_a_delivered_outcome_is_the_constructed_outcome(store, clock) -> None:
-    # ``delivered`` fills the outcome past its generated __init__, as ``from_row`` does.
     task, now = await store.add(reminder("tea", "in 5m", clock.now())), clock.now()
     firing = Firing(task, task.next_run)
     made = delivered(firing, now, now + timedelta(seconds=1), 7, "sent")

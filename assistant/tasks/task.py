@@ -31,7 +31,6 @@ LIVE: tuple[TaskStatus, ...] = ("active", "paused")
 
 
 STAMP_RESOLUTION = timedelta(milliseconds=1)
-_new = object.__new__
 
 
 def stamp(moment: datetime) -> str:
@@ -107,15 +106,9 @@ class Task:
     def from_row(cls, row: Sequence[Any]) -> Task:
         """Build a task from a row of ``COLUMNS`` (any columns after them are ignored)."""
         at, last = datetime.fromisoformat, row[13]
-        # Filled past the generated ``__init__``, whose frozen assignments took two thirds of
-        # the time: a burst reads a task a run, on the thread the event loop shares the GIL
-        # with. ``test_task_from_row_is_the_constructed_task`` holds it to the constructor.
-        owner = _new(Owner)
-        owner.__dict__.update(user_id=row[1], chat_id=row[2])
-        task = _new(cls)
-        task.__dict__.update(
+        return cls(
             id=row[0],
-            owner=owner,
+            owner=Owner(row[1], row[2]),
             kind=row[3],
             description=row[4],
             schedule_kind=row[5],
@@ -133,7 +126,6 @@ class Task:
             last_error=row[17],
             leased=row[18] is not None,
         )
-        return task
 
 
 @dataclass(frozen=True)
