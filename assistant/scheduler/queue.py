@@ -29,6 +29,7 @@ from assistant.tasks.runs import (
     audit_row,
     end_row,
     on_time,
+    retry_row,
     run_key,
     run_row,
 )
@@ -73,41 +74,46 @@ WHERE enabled = 1 AND lease_owner IS NULL AND task_type = ?
 """
 _START_RUN = """
 INSERT INTO task_runs (task_id, scheduled_for, status, started_at, finished_at, error, note)
-SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5,
-    j.value ->> 6
+SELECT j.value ->> 'task_id', j.value ->> 'scheduled_for', j.value ->> 'status',
+    j.value ->> 'started_at', j.value ->> 'finished_at', j.value ->> 'error', j.value ->> 'note'
 FROM json_each(?) AS j WHERE true
 ON CONFLICT (task_id, scheduled_for) DO UPDATE SET
     status = excluded.status, attempt = task_runs.attempt + 1, started_at = excluded.started_at,
     finished_at = excluded.finished_at, error = excluded.error, note = excluded.note
 """
-# Outcomes are written a statement per kind of change, each over a JSON array of rows: one
-# step of SQLite per batch (a step per row would hand the GIL to the event loop and back).
+# Outcomes are written a statement per kind of change, each over a JSON array of rows read by
+# column name: one step of SQLite per batch (a step per row would hand the GIL to the event
+# loop and back).
 _END_RUN = """
-UPDATE task_runs SET status = j.value ->> 0, finished_at = j.value ->> 1,
-    message_id = j.value ->> 2, error = j.value ->> 3
+UPDATE task_runs SET status = j.value ->> 'status', finished_at = j.value ->> 'finished_at',
+    message_id = j.value ->> 'message_id', error = j.value ->> 'error'
 FROM json_each(?) AS j
-WHERE task_runs.task_id = j.value ->> 4 AND task_runs.scheduled_for = j.value ->> 5
+WHERE task_runs.task_id = j.value ->> 'task_id'
+    AND task_runs.scheduled_for = j.value ->> 'scheduled_for'
 """
 _ADVANCE = """
 UPDATE scheduled_tasks SET
-    last_run = j.value ->> 0,
-    next_run = COALESCE(j.value ->> 1, next_run), due_at = COALESCE(j.value ->> 1, due_at),
-    status = CASE WHEN j.value ->> 1 IS NULL AND status = 'active' THEN 'done' ELSE status END,
-    lease_owner = NULL, lease_until = NULL, attempts = 0, last_error = j.value ->> 2
+    last_run = j.value ->> 'last_run',
+    next_run = COALESCE(j.value ->> 'next_run', next_run),
+    due_at = COALESCE(j.value ->> 'next_run', due_at),
+    status = CASE WHEN j.value ->> 'next_run' IS NULL AND status = 'active' THEN 'done'
+        ELSE status END,
+    lease_owner = NULL, lease_until = NULL, attempts = 0, last_error = j.value ->> 'error'
 FROM json_each(?) AS j
-WHERE scheduled_tasks.id = j.value ->> 3
+WHERE scheduled_tasks.id = j.value ->> 'id'
 """
 _RETRY = """
-UPDATE scheduled_tasks SET next_run = j.value ->> 0, attempts = attempts + 1,
-    last_error = j.value ->> 1, lease_owner = NULL, lease_until = NULL
+UPDATE scheduled_tasks SET next_run = j.value ->> 'next_run', attempts = attempts + 1,
+    last_error = j.value ->> 'error', lease_owner = NULL, lease_until = NULL
 FROM json_each(?) AS j
-WHERE scheduled_tasks.id = j.value ->> 2
+WHERE scheduled_tasks.id = j.value ->> 'id'
 """
 _AUDIT = """
 INSERT INTO audit (at, request_id, call_id, user_id, tool, arguments, outcome, result, error,
     duration_ms, task_id)
-SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5,
-    j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, j.value ->> 10
+SELECT j.value ->> 'at', j.value ->> 'request_id', j.value ->> 'call_id',
+    j.value ->> 'user_id', j.value ->> 'tool', j.value ->> 'arguments', j.value ->> 'outcome',
+    j.value ->> 'result', j.value ->> 'error', j.value ->> 'duration_ms', j.value ->> 'task_id'
 FROM json_each(?) AS j
 """
 _RELEASE = """
@@ -275,9 +281,7 @@ class DueQueue:
                 keys = [run_key(o) for o in returned if bool(o.task.attempts) == again]
                 db.executemany(statement, keys)
             _each(db, _END_RUN, [end_row(o) for o in ended])
-            _each(
-                db, _RETRY, [(stamp(o.retry_at), o.error, o.task.id) for o in retries if o.retry_at]
-            )
+            _each(db, _RETRY, [retry_row(o, o.retry_at) for o in retries if o.retry_at])
             _each(
                 db,
                 _ADVANCE,

@@ -74,51 +74,65 @@ def run_key(outcome: Outcome) -> tuple[str, str]:
     return outcome.task.id, stamp(outcome.scheduled_for)
 
 
-def end_row(outcome: Outcome) -> tuple[object, ...]:
+Row = dict[str, object]  # one row of a batch write, by column name (see scheduler/queue.py)
+
+
+def end_row(outcome: Outcome) -> Row:
     """How a run ended, as the row of its end."""
-    status = "ok" if outcome.status == "ok" else "error"
-    return (
-        status,
-        stamp(outcome.finished_at),
-        outcome.message_id,
-        outcome.error,
-        outcome.task.id,
-        stamp(outcome.scheduled_for),
-    )
+    return {
+        "status": "ok" if outcome.status == "ok" else "error",
+        "finished_at": stamp(outcome.finished_at),
+        "message_id": outcome.message_id,
+        "error": outcome.error,
+        "task_id": outcome.task.id,
+        "scheduled_for": stamp(outcome.scheduled_for),
+    }
 
 
-def audit_row(outcome: Outcome) -> tuple[object, ...]:
+def audit_row(outcome: Outcome) -> Row:
     """A scheduled run as an audit row, like a model's call: its arguments are redacted."""
     task, started = outcome.task, outcome.started_at or outcome.finished_at
     error = outcome.error
     if outcome.status == "retry" and outcome.retry_at:
         error = f"{error} (retrying at {stamp(outcome.retry_at)})"
-    return (
-        outcome.finished_at.isoformat(),
-        f"task:{task.id}",
-        stamp(outcome.scheduled_for),
-        task.owner.user_id,
-        task.kind,
-        redacted_json(task.execution),
-        AUDIT_OUTCOMES[outcome.status],
-        redact_text(outcome.summary[:RESULT_CHARS]),
-        redact_text(error[:RESULT_CHARS]),
-        max(0, round((outcome.finished_at - started).total_seconds() * 1000)),
-        task.id,
-    )
+    return {
+        "at": outcome.finished_at.isoformat(),
+        "request_id": f"task:{task.id}",
+        "call_id": stamp(outcome.scheduled_for),
+        "user_id": task.owner.user_id,
+        "tool": task.kind,
+        "arguments": redacted_json(task.execution),
+        "outcome": AUDIT_OUTCOMES[outcome.status],
+        "result": redact_text(outcome.summary[:RESULT_CHARS]),
+        "error": redact_text(error[:RESULT_CHARS]),
+        "duration_ms": max(0, round((outcome.finished_at - started).total_seconds() * 1000)),
+        "task_id": task.id,
+    }
 
 
-def advance_row(task: Task, slot: datetime, now: datetime, error: str) -> tuple[object, ...]:
+def advance_row(task: Task, slot: datetime, now: datetime, error: str) -> Row:
     """The task moved past a slot: its last run, its next one (none: done), its error."""
     # The slot is stored to the millisecond; the schedule's own instant may lie within that
     # millisecond after it, and must not count as the next run of the one that just ran.
     following = next_after(task.schedule, max(slot + STAMP_RESOLUTION, now))
-    upcoming = stamp(following) if following else None
-    return (stamp(slot), upcoming, error, task.id)
+    return {
+        "last_run": stamp(slot),
+        "next_run": stamp(following) if following else None,
+        "error": error,
+        "id": task.id,
+    }
 
 
-def run_row(plan: Plan, at: str) -> tuple[object, ...]:
+def retry_row(outcome: Outcome, retry_at: datetime) -> Row:
+    """A run to try again: when, and why the last try failed."""
+    return {"next_run": stamp(retry_at), "error": outcome.error, "id": outcome.task.id}
+
+
+def run_row(plan: Plan, at: str) -> Row:
     """A run as recorded when claimed: running, or closed as it will not fire."""
+    row: Row = {"task_id": plan.task.id, "scheduled_for": stamp(plan.scheduled_for)}
     if isinstance(plan, Firing):
-        return (plan.task.id, stamp(plan.scheduled_for), "running", at, None, "", plan.note)
-    return (plan.task.id, stamp(plan.scheduled_for), plan.status, None, at, plan.reason, "")
+        ended = {"status": "running", "started_at": at, "finished_at": None, "error": ""}
+        return row | ended | {"note": plan.note}
+    ended = {"status": plan.status, "started_at": None, "finished_at": at, "error": plan.reason}
+    return row | ended | {"note": ""}

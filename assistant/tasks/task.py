@@ -20,13 +20,13 @@ RunStatus = Literal["running", "ok", "error", "missed", "abandoned", "skipped"]
 Misfire = Literal["catch_up", "skip"]
 
 KINDS: tuple[TaskKind, ...] = get_args(TaskKind)  # the kinds are declared once, above
-# The columns a Task is read from, in the order ``Task.from_row`` takes them by position
-# (by name, sqlite3.Row looks each one up among all the columns: the claim's hot path).
-COLUMNS = (
-    "id, user_id, chat_id, task_type, description, schedule_type, schedule_data, schedule_text, "
-    "timezone, execution_data, misfire, status, created_at, last_run, next_run, due_at, "
-    "attempts, last_error, lease_owner"
-)
+# The columns a Task is read from; ``Task.from_row`` reads each by its name.
+COLUMN_NAMES = (
+    "id", "user_id", "chat_id", "task_type", "description", "schedule_type", "schedule_data",
+    "schedule_text", "timezone", "execution_data", "misfire", "status", "created_at", "last_run",
+    "next_run", "due_at", "attempts", "last_error", "lease_owner",
+)  # fmt: skip
+COLUMNS = ", ".join(COLUMN_NAMES)
 LIVE: tuple[TaskStatus, ...] = ("active", "paused")
 
 
@@ -105,26 +105,27 @@ class Task:
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Task:
         """Build a task from a row of ``COLUMNS`` (any columns after them are ignored)."""
-        at, last = datetime.fromisoformat, row[13]
+        column = dict(zip(COLUMN_NAMES, row, strict=False))
+        at, last = datetime.fromisoformat, column["last_run"]
         return cls(
-            id=row[0],
-            owner=Owner(row[1], row[2]),
-            kind=row[3],
-            description=row[4],
-            schedule_kind=row[5],
-            schedule_json=row[6],
-            schedule_text=row[7],
-            timezone=row[8],
-            execution_json=row[9],
-            misfire=row[10],
-            status=row[11],
-            created_at=at(row[12]),
+            id=column["id"],
+            owner=Owner(column["user_id"], column["chat_id"]),
+            kind=column["task_type"],
+            description=column["description"],
+            schedule_kind=column["schedule_type"],
+            schedule_json=column["schedule_data"],
+            schedule_text=column["schedule_text"],
+            timezone=column["timezone"],
+            execution_json=column["execution_data"],
+            misfire=column["misfire"],
+            status=column["status"],
+            created_at=at(column["created_at"]),
             last_run=at(last) if last else None,
-            next_run=at(row[14]),
-            due_at=at(row[15]),
-            attempts=row[16],
-            last_error=row[17],
-            leased=row[18] is not None,
+            next_run=at(column["next_run"]),
+            due_at=at(column["due_at"]),
+            attempts=column["attempts"],
+            last_error=column["last_error"],
+            leased=column["lease_owner"] is not None,
         )
 
 
