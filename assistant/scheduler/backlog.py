@@ -52,9 +52,17 @@ class Backlog:
     """Holds finished runs and writes them back when the scheduler's pace allows."""
 
     def __init__(
-        self, queue: DueQueue, reports: Reports, clock: Clock, batch: int, wake: Callable[[], None]
+        self,
+        queue: DueQueue,
+        reports: Reports,
+        clock: Clock,
+        batch: int,
+        *,
+        wake: Callable[[], None],
+        pace: Pace,
     ) -> None:
         self._queue = queue
+        self._pace = pace  # the scheduler, whose work decides when outcomes are written
         self._reports = reports
         self._clock = clock
         self._batch = batch
@@ -67,10 +75,10 @@ class Backlog:
     def __len__(self) -> int:
         return len(self._outcomes)
 
-    def add(self, outcome: Outcome, pace: Pace) -> None:
+    def add(self, outcome: Outcome) -> None:
         """Hold a finished run until it can be written."""
         self._outcomes.append(outcome)
-        if len(self._outcomes) == 1 or self._may_settle(pace):
+        if len(self._outcomes) == 1 or self._may_settle():
             self._added.set()  # to write, or to start the oldest one's clock
 
     def nudge(self) -> None:
@@ -83,15 +91,16 @@ class Backlog:
         self._closing = True
         self._added.set()
 
-    async def run(self, pace: Pace) -> None:
+    async def run(self) -> None:
         """Write held outcomes as the pace allows, until ``close``."""
+        pace = self._pace
         while not self._closing:
             # While due runs are being started, the scheduler's next wait nudges.
             deferred = pace.starting_runs() or not self._outcomes
             until = None if deferred else self._outcomes[0].finished_at + SETTLE_WITHIN
             await event_or_time(self._added, self._clock, until)
             self._added.clear()
-            while self._outcomes and (self._may_settle(pace) or self._overdue(pace)):
+            while self._outcomes and (self._may_settle() or self._overdue()):
                 written = await self.write(self._step())
                 pace.written()
                 if not written:
@@ -126,11 +135,11 @@ class Backlog:
         await self._reports.failures(batch)
         return True
 
-    def _may_settle(self, pace: Pace) -> bool:
-        return len(self._outcomes) >= self._most or pace.settling_allowed()
+    def _may_settle(self) -> bool:
+        return len(self._outcomes) >= self._most or self._pace.settling_allowed()
 
-    def _overdue(self, pace: Pace) -> bool:
-        if pace.starting_runs():
+    def _overdue(self) -> bool:
+        if self._pace.starting_runs():
             return False  # starting due runs goes first; the backlog's bound still holds
         return self._clock.now() >= self._outcomes[0].finished_at + SETTLE_WITHIN
 

@@ -82,7 +82,9 @@ class Scheduler:
         self._wake = asyncio.Event()  # the store's changes, and our own (a run written)
         self._changed = False  # the store's: a cancel or a pause may concern a started run
         batch = self._settings.batch_size
-        self._backlog = Backlog(self.queue, self._reports, clock, batch, self._wake.set)
+        self._backlog = Backlog(
+            self.queue, self._reports, clock, batch, wake=self._wake.set, pace=self
+        )
         self._stopping = False
         self.alive = False  # between recovery and the end of the loop: for /healthz
         self._caught_up = True
@@ -113,7 +115,7 @@ class Scheduler:
         try:
             with short_switches(SWITCH_INTERVAL):
                 async with asyncio.TaskGroup() as group:
-                    recorder = group.create_task(self._backlog.run(self))
+                    recorder = group.create_task(self._backlog.run())
                     group.create_task(self._fire_on_time(group))
                     workers = self._workers(group.create_task)
                     try:
@@ -200,7 +202,7 @@ class Scheduler:
         """Give back the runs started ahead whose tasks were cancelled or paused since."""
         gone = await self.queue.gone(self._started.tasks())
         for given_back in self._started.take(gone):  # those fired meanwhile have gone out
-            self._backlog.add(self._returned(given_back), self)
+            self._backlog.add(self._returned(given_back))
 
     def _fire_started(self, group: asyncio.TaskGroup) -> int:
         """Hand the started runs whose time has come to the workers; return how many."""
@@ -293,23 +295,22 @@ class Scheduler:
         return [spawn(self._work(kind)) for kind in KINDS for _ in range(self._limit(kind))]
 
     async def _work(self, kind: TaskKind) -> None:
-        # Bound once: in a burst this loop is most of the event loop's work.
-        waiting, run, end, now = self._waiting[kind], self._attempts.run, self._end, self._now
+        waiting = self._waiting[kind]
         while True:
             while not waiting:
                 await waiting.wait()
             firing = waiting.take()
             try:
-                outcome = await run(firing, now())
+                outcome = await self._attempts.run(firing, self._now())
             except asyncio.CancelledError:
-                end(Outcome(firing.task, firing.scheduled_for, "released", now()))
+                self._end(Outcome(firing.task, firing.scheduled_for, "released", self._now()))
                 raise
-            end(outcome)
+            self._end(outcome)
 
     def _end(self, outcome: Outcome) -> None:
         kind = outcome.task.kind
         self._held[kind] -= 1
-        self._backlog.add(outcome, self)
+        self._backlog.add(outcome)
         if self._waiting_for_room and self._held[kind] <= self._cap(kind) // 2:
             self._wake.set()  # room for another batch of this kind, which due tasks wait for
         if not self._holding():
@@ -326,7 +327,7 @@ class Scheduler:
             )
         await self._stop_workers(workers)
         for unrun in self._started.take_all():  # started ahead of a time that has not come
-            self._backlog.add(self._returned(unrun), self)
+            self._backlog.add(self._returned(unrun))
         if reserved := self._ahead.take_all():
             await self.queue.unreserve(reserved)
 
