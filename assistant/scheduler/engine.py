@@ -214,21 +214,38 @@ class Scheduler:
         """Reserve what falls due within the read-ahead, then say when to look again."""
         if fresh:
             self._unclaimed = await self.queue.next_wake() or NEVER
-        unclaimed: datetime | None = self._unclaimed
+        reserving = self._reservable()
+        if reserving:
+            await self._reserve()
+        return self._wake_at(reserved=reserving)
+
+    def _reservable(self) -> bool:
+        """Whether the earliest unclaimed task falls due within the read-ahead, with room."""
+        unclaimed = self._unclaimed
+        if not unclaimed or unclaimed == NEVER or unclaimed <= self._claimed_at:
+            return False
+        ahead = self._settings.read_ahead * RESERVE_AT
+        return self._ahead.room > 0 and unclaimed - ahead <= self._now()
+
+    async def _reserve(self) -> None:
+        """Reserve the tasks due within the read-ahead; read the earliest left unclaimed."""
+        assert self._unclaimed is not None
         ahead = self._settings.read_ahead
-        self._waiting_for_room = False
-        if unclaimed == NEVER:
+        room = dict.fromkeys(KINDS, self._reserve_step(self._unclaimed))
+        claim = Claim(self._now() + ahead, room, self._settings.lease + ahead, _unplanned)
+        self._ahead.add(await self.queue.reserve(claim))
+        self._unclaimed = await self.queue.next_wake() or NEVER
+
+    def _wake_at(self, *, reserved: bool) -> datetime | None:
+        """When to look again: to reserve or claim the earliest unclaimed task, or to start
+        the earliest reserved one."""
+        unclaimed = None if self._unclaimed == NEVER else self._unclaimed
+        due = unclaimed is not None and unclaimed <= self._claimed_at
+        self._waiting_for_room = due and not reserved  # due, yet not claimed: no room
+        if self._waiting_for_room:
             unclaimed = None
-        elif unclaimed and unclaimed <= self._claimed_at:
-            unclaimed, self._waiting_for_room = None, True  # due, yet not claimed: no room
-        elif unclaimed and self._ahead.room > 0 and unclaimed - ahead * RESERVE_AT <= self._now():
-            room = dict.fromkeys(KINDS, self._reserve_step(unclaimed))
-            claim = Claim(self._now() + ahead, room, self._settings.lease + ahead, _unplanned)
-            self._ahead.add(await self.queue.reserve(claim))
-            self._unclaimed = await self.queue.next_wake() or NEVER
-            unclaimed = None if self._unclaimed == NEVER else self._unclaimed
         if unclaimed and self._ahead.room > 0 and unclaimed > self._claimed_at:
-            unclaimed -= ahead * RESERVE_AT  # wake to reserve it, and what follows it closely
+            unclaimed -= self._settings.read_ahead * RESERVE_AT  # to reserve what follows too
         wakes = [w for w in (unclaimed, self._next_start()) if w is not None]
         return min(wakes) if wakes else None
 
