@@ -36,7 +36,6 @@ from assistant.scheduler.readahead import ReadAhead
 from assistant.scheduler.recovery import recover
 from assistant.scheduler.reports import Reports
 from assistant.scheduler.settings import SchedulerSettings
-from assistant.scheduler.switch_interval import short_switches
 from assistant.tasks.runs import Firing, Outcome, Plan
 from assistant.tasks.task import KINDS, Task, TaskKind
 
@@ -49,7 +48,6 @@ HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or runni
 RESERVE_AT = 0.75
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 SETTLE_QUIET = timedelta(milliseconds=50)  # no held run due this soon: outcomes may be written
-SWITCH_INTERVAL = 0.001  # the longest the loop waits for the GIL while we run (switches.py)
 BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
 
@@ -113,18 +111,17 @@ class Scheduler:
         await self.recover()
         self.alive = True
         try:
-            with short_switches(SWITCH_INTERVAL):
-                async with asyncio.TaskGroup() as group:
-                    recorder = group.create_task(self._backlog.run())
-                    group.create_task(self._fire_on_time(group))
-                    workers = self._workers(group.create_task)
-                    try:
-                        await self._loop(group)
-                    finally:
-                        await self._drain(workers)
-                        self._backlog.close()
-                        await recorder
-                await self._backlog.write_all()
+            async with asyncio.TaskGroup() as group:
+                recorder = group.create_task(self._backlog.run())
+                group.create_task(self._fire_on_time(group))
+                workers = self._workers(group.create_task)
+                try:
+                    await self._loop(group)
+                finally:
+                    await self._drain(workers)
+                    self._backlog.close()
+                    await recorder
+            await self._backlog.write_all()
         finally:
             self.alive = False
             self._collector.resume()
