@@ -26,7 +26,6 @@ from typing import Any
 from assistant.clock import Clock, event_or_time
 from assistant.scheduler.attempt import Attempts
 from assistant.scheduler.backlog import ERROR_PAUSE, Backlog
-from assistant.scheduler.collector import Collector
 from assistant.scheduler.delivery import Executor, Outbox
 from assistant.scheduler.handoff import Handoff
 from assistant.scheduler.lead import GROUP, Started, lead
@@ -48,7 +47,6 @@ HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or runni
 RESERVE_AT = 0.75
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 SETTLE_QUIET = timedelta(milliseconds=50)  # no held run due this soon: outcomes may be written
-BURST = 5_000  # reserved, held and unwritten runs from which the cyclic collector waits
 
 
 class Scheduler:
@@ -75,7 +73,6 @@ class Scheduler:
         self._replays: frozenset[tuple[str, datetime]] = frozenset()
         self._ahead = ReadAhead(self._settings.reserved_max, self._attempts.replayable)
         self._started = Started()
-        self._collector = Collector(BURST)
         self._reports = Reports(outbox, self._settings.report_timeout)
         self._wake = asyncio.Event()  # the store's changes, and our own (a run written)
         self._changed = False  # the store's: a cancel or a pause may concern a started run
@@ -124,7 +121,6 @@ class Scheduler:
             await self._backlog.write_all()
         finally:
             self.alive = False
-            self._collector.resume()
 
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""
@@ -150,7 +146,6 @@ class Scheduler:
         # Woken by the clock alone, nothing in the table changed: the earliest task not yet
         # claimed or reserved is still the one read before, and no query is needed to know it.
         while not self._stopping:
-            self._in_memory()
             changed = self._wake.is_set() or self._unclaimed is None
             recheck, self._changed = self._changed, False
             self._wake.clear()
@@ -373,20 +368,13 @@ class Scheduler:
         return self._claiming
 
     def written(self) -> None:
-        """A step of outcomes was written: the burst in memory may have ended."""
-        self._in_memory()
-
-    def _in_memory(self) -> None:
-        held = len(self._ahead) + len(self._started) + len(self._backlog)
-        held += sum(self._held.values())
-        self._collector.held(held)
+        """A step of outcomes was written."""
 
     async def _wait(self, until: datetime | None) -> None:
         # Waiting for workers to make room is not catching up: due tasks are still unclaimed,
         # and claims go before the outcomes' writes.
         self._caught_up = not self._waiting_for_room
         self._claiming = False
-        self._in_memory()
         self._backlog.nudge()
         try:
             await event_or_time(self._wake, self._clock, until)
