@@ -28,22 +28,29 @@ TOOL_CALLS = Counter(
 )
 TASKS_DUE = Counter("assistant_tasks_due", "Scheduled runs claimed as due", registry=REGISTRY)
 TASKS_FIRED = Counter(
-    "assistant_tasks_fired", "Scheduled runs finished, by kind and outcome", ["kind", "outcome"],
+    "assistant_tasks_fired",
+    "Scheduled runs finished, by kind and outcome",
+    ["kind", "outcome"],
     registry=REGISTRY,
-)  # fmt: skip
+)
 LATENESS = Histogram(
-    "assistant_task_lateness_seconds", "How late a scheduled run started after it fell due",
-    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15, 60, 300, 3600), registry=REGISTRY,
-)  # fmt: skip
+    "assistant_task_lateness_seconds",
+    "How late a scheduled run started after it fell due",
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15, 60, 300, 3600),
+    registry=REGISTRY,
+)
 DELIVERIES_FAILED = Counter(
     "assistant_deliveries_failed",
     "Messages to users that could not be delivered",
     registry=REGISTRY,
 )
 LLM_SECONDS = Histogram(
-    "assistant_llm_seconds", "Model calls, by outcome", ["outcome"],
-    buckets=(0.25, 0.5, 1, 2, 5, 10, 20, 40, 60, 120, 300), registry=REGISTRY,
-)  # fmt: skip
+    "assistant_llm_seconds",
+    "Model calls, by outcome",
+    ["outcome"],
+    buckets=(0.25, 0.5, 1, 2, 5, 10, 20, 40, 60, 120, 300),
+    registry=REGISTRY,
+)
 
 
 def exposition() -> bytes:

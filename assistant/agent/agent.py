@@ -328,9 +328,15 @@ class Agent:
     async def _request_approval(self, turn: Turn, valid: ValidCall, reason: str) -> bool:
         person = turn.given.person
         request = ApprovalRequest(
-            person.user_id, person.chat_id, person.timezone, turn.given.context.request_id,
-            valid.call.id, valid.tool.name, valid.json_arguments, reason,
-        )  # fmt: skip
+            person.user_id,
+            person.chat_id,
+            person.timezone,
+            turn.given.context.request_id,
+            valid.call.id,
+            valid.tool.name,
+            valid.json_arguments,
+            reason,
+        )
         try:
             async with asyncio.timeout(self._settings.approval_timeout):
                 return await self._approver.ask(request)

@@ -93,10 +93,19 @@ class ApprovalDesk:
         """Store the request and show it; False (and refused) when it cannot be shown."""
         shown = preview(request.tool, request.reason, request.arguments)
         stored = StoredApproval(
-            secrets.token_urlsafe(12), request.user_id, request.chat_id, request.timezone,
-            request.request_id, request.call_id, request.tool, request.arguments,
-            digest(shown), request.reason, shown, self._clock.now() + self._ttl,
-        )  # fmt: skip
+            secrets.token_urlsafe(12),
+            request.user_id,
+            request.chat_id,
+            request.timezone,
+            request.request_id,
+            request.call_id,
+            request.tool,
+            request.arguments,
+            digest(shown),
+            request.reason,
+            shown,
+            self._clock.now() + self._ttl,
+        )
         await self._book.add(stored, self._clock.now())
         try:
             message_id = await self._prompts.present(_pending(stored))
@@ -198,16 +207,25 @@ class ApprovalDesk:
 
     def _context(self, stored: StoredApproval) -> ToolContext:
         return ToolContext(
-            stored.user_id, stored.chat_id, stored.request_id, stored.timezone, self._clock,
+            stored.user_id,
+            stored.chat_id,
+            stored.request_id,
+            stored.timezone,
+            self._clock,
             self._services,
-        )  # fmt: skip
+        )
 
 
 def _pending(stored: StoredApproval) -> Pending:
     return Pending(
-        stored.token, stored.user_id, stored.chat_id, stored.tool, stored.preview,
-        stored.expires_at, stored.message_id,
-    )  # fmt: skip
+        stored.token,
+        stored.user_id,
+        stored.chat_id,
+        stored.tool,
+        stored.preview,
+        stored.expires_at,
+        stored.message_id,
+    )
 
 
 def _call(stored: StoredApproval) -> ToolCall:

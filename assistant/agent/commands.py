@@ -305,9 +305,12 @@ class Commands:
         for cut in range(min(len(words), WHEN_WORDS), 0, -1):
             try:
                 parsed = read_schedule(
-                    " ".join(words[:cut]), person.timezone, self._clock.now(),
-                    self._services.min_interval, repeating=repeating,
-                )  # fmt: skip
+                    " ".join(words[:cut]),
+                    person.timezone,
+                    self._clock.now(),
+                    self._services.min_interval,
+                    repeating=repeating,
+                )
             except ScheduleError as exc:
                 refused += [] if _unread(exc) else [exc]
                 continue

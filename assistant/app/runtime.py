@@ -197,18 +197,25 @@ async def compose(
 
 
 async def _build(
-    setup: Setup, clock: Clock, db: Database, channel: tuple[Outbox, Prompts],
-    stack: AsyncExitStack, *, owner: bool,
-) -> Runtime:  # fmt: skip
+    setup: Setup,
+    clock: Clock,
+    db: Database,
+    channel: tuple[Outbox, Prompts],
+    stack: AsyncExitStack,
+    *,
+    owner: bool,
+) -> Runtime:
     config, (outbox, prompts) = setup.config, channel
 
     def changed() -> None:  # the scheduler is built below, before any task can change
         scheduler.wake()
 
     tasks = TaskStore(
-        db, clock, max_live_per_user=config.scheduler.max_tasks_per_user,
+        db,
+        clock,
+        max_live_per_user=config.scheduler.max_tasks_per_user,
         on_change=changed if owner else lambda: datadir.nudge(setup.database_path()),
-    )  # fmt: skip
+    )
     sandbox, _ = await open_sandbox(config)
     services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox)
     stack.push_async_callback(close_services, services)
@@ -217,20 +224,34 @@ async def _build(
     people, audit, conversations = People(db, clock), AuditLog(db, clock), Conversations(db, clock)
     executor = build_executor(config, audit, isolated=sandbox is not None)
     desk = ApprovalDesk(
-        ApprovalBook(db), executor, conversations, prompts, clock,
-        ttl=timedelta(minutes=config.tools.approval_minutes), services=services,
-    )  # fmt: skip
+        ApprovalBook(db),
+        executor,
+        conversations,
+        prompts,
+        clock,
+        ttl=timedelta(minutes=config.tools.approval_minutes),
+        services=services,
+    )
     agent = Agent(
-        model, executor, conversations, clock,
-        approver=desk, settings=agent_settings(config), services=services,
+        model,
+        executor,
+        conversations,
+        clock,
+        approver=desk,
+        settings=agent_settings(config),
+        services=services,
         sizer=build_sizer(config),
-    )  # fmt: skip
+    )
     turns = Turns(agent, turn_timeout=config.llm.turn_timeout_seconds)
     deliveries = Deliveries(outbox, people, tasks, clock)
     scheduler = Scheduler(
-        setup.database_path(), clock, _executors(setup, services, agent, deliveries),
-        deliveries, scheduler_settings(config), wrote=db.checkpointer.wrote,
-    )  # fmt: skip
+        setup.database_path(),
+        clock,
+        _executors(setup, services, agent, deliveries),
+        deliveries,
+        scheduler_settings(config),
+        wrote=db.checkpointer.wrote,
+    )
     stack.push_async_callback(scheduler.close)
 
     async def exporter(user_id: int) -> dict[str, Any]:

@@ -143,10 +143,12 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
         case UserMessage(images=images):
             text = message.sent_text()
             pictures = [
-                {"type": "image", "source": {"type": "base64", "media_type": i.media_type,
-                                             "data": i.base64()}}
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": i.media_type, "data": i.base64()},
+                }
                 for i in images
-            ]  # fmt: skip
+            ]
             return pictures + ([{"type": "text", "text": text}] if text else [])
         case AssistantMessage(text=text, calls=calls):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []

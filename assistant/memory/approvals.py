@@ -48,10 +48,22 @@ class ApprovalBook:
                 "INSERT INTO approvals (token, user_id, chat_id, timezone, request_id, call_id,"
                 " tool, arguments, digest, reason, preview, created_at, expires_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (a.token, a.user_id, a.chat_id, a.timezone, a.request_id, a.call_id, a.tool,
-                 json.dumps(dict(a.arguments), ensure_ascii=False, sort_keys=True), a.digest,
-                 a.reason, a.preview, now.isoformat(), a.expires_at.isoformat()),
-            )  # fmt: skip
+                (
+                    a.token,
+                    a.user_id,
+                    a.chat_id,
+                    a.timezone,
+                    a.request_id,
+                    a.call_id,
+                    a.tool,
+                    json.dumps(dict(a.arguments), ensure_ascii=False, sort_keys=True),
+                    a.digest,
+                    a.reason,
+                    a.preview,
+                    now.isoformat(),
+                    a.expires_at.isoformat(),
+                ),
+            )
 
     async def shown(self, token: str, message_id: int | None) -> None:
         """Remember the message that shows the approval, to edit it when it ends."""
@@ -98,8 +110,18 @@ class ApprovalBook:
 
 def _approval(row: Row) -> StoredApproval:
     return StoredApproval(
-        row["token"], row["user_id"], row["chat_id"], row["timezone"], row["request_id"],
-        row["call_id"], row["tool"], json.loads(row["arguments"]), row["digest"], row["reason"],
-        row["preview"], datetime.fromisoformat(row["expires_at"]), row["status"],
+        row["token"],
+        row["user_id"],
+        row["chat_id"],
+        row["timezone"],
+        row["request_id"],
+        row["call_id"],
+        row["tool"],
+        json.loads(row["arguments"]),
+        row["digest"],
+        row["reason"],
+        row["preview"],
+        datetime.fromisoformat(row["expires_at"]),
+        row["status"],
         row["message_id"],
-    )  # fmt: skip
+    )

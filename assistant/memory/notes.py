@@ -65,14 +65,24 @@ class Notes:
             first = int(row[0] if row else 0) + 1
             await conn.executemany(
                 "INSERT INTO notes (id, user_id, content, tags, created_at) VALUES (?, ?, ?, ?, ?)",
-                [(first + n, user_id, content, json.dumps(tags, ensure_ascii=False),
-                  at.isoformat()) for n, (content, tags) in enumerate(checked)],
-            )  # fmt: skip
+                [
+                    (
+                        first + n,
+                        user_id,
+                        content,
+                        json.dumps(tags, ensure_ascii=False),
+                        at.isoformat(),
+                    )
+                    for n, (content, tags) in enumerate(checked)
+                ],
+            )
             await conn.executemany(
                 "INSERT INTO notes_fts (rowid, body, tags) VALUES (?, ?, ?)",
-                [(first + n, indexed(content, user_id), indexed(" ".join(tags), user_id))
-                 for n, (content, tags) in enumerate(checked)],
-            )  # fmt: skip
+                [
+                    (first + n, indexed(content, user_id), indexed(" ".join(tags), user_id))
+                    for n, (content, tags) in enumerate(checked)
+                ],
+            )
         return [Note(first + n, c, tuple(t), at) for n, (c, t) in enumerate(checked)]
 
     async def list_notes(self, user_id: int, limit: int = 20) -> list[Note]:

@@ -58,9 +58,15 @@ class Reading:
 
     @classmethod
     def of(
-        cls, text: str, zone: str, now: datetime, forms: str, rewritten: Rewritten | None,
-        *, minimum: timedelta = MIN_INTERVAL,
-    ) -> Reading:  # fmt: skip
+        cls,
+        text: str,
+        zone: str,
+        now: datetime,
+        forms: str,
+        rewritten: Rewritten | None,
+        *,
+        minimum: timedelta = MIN_INTERVAL,
+    ) -> Reading:
         """A reading of ``text``, or of its canonical rewriting while errors quote ``text``."""
         if rewritten is None or rewritten.text == vocabulary.normalize(text):
             note = rewritten.note if rewritten else ""

@@ -56,9 +56,14 @@ def delivered(
 ) -> Outcome:
     """A run that went out: the ``Outcome`` of each run of a burst, made on the event loop."""
     return Outcome(
-        firing.task, firing.scheduled_for, "ok", finished, message_id, started_at=started,
+        firing.task,
+        firing.scheduled_for,
+        "ok",
+        finished,
+        message_id,
+        started_at=started,
         summary=summary,
-    )  # fmt: skip
+    )
 
 
 Plan = Firing | Dropped

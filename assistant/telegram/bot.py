@@ -276,8 +276,12 @@ class TelegramChannel:
 
         The whole call is shown: in the message when it fits, else as a text file sent just
         above it (a long program, a big body), never cut."""
-        buttons = ((Button("✅ Approve once", f"approve:{pending.token}"),
-                    Button("✖ Deny", f"deny:{pending.token}")),)  # fmt: skip
+        buttons = (
+            (
+                Button("✅ Approve once", f"approve:{pending.token}"),
+                Button("✖ Deny", f"deny:{pending.token}"),
+            ),
+        )
         until = pending.expires_at.strftime("%H:%M UTC")
         if _fits(pending.text):
             shown = f"```\n{pending.text}\n```"

@@ -104,12 +104,16 @@ class Sandbox:
         status, report = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                *self.jail.launcher, json.dumps(self._settings(report)),
-                cwd="/", env={}, start_new_session=True, pass_fds=(report,),
+                *self.jail.launcher,
+                json.dumps(self._settings(report)),
+                cwd="/",
+                env={},
+                start_new_session=True,
+                pass_fds=(report,),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-            )  # fmt: skip
+            )
         finally:
             os.close(report)
         try:
