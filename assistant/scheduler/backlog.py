@@ -43,10 +43,6 @@ class Pace(Protocol):
         """Whether due runs are being started right now (outcomes then wait)."""
         ...
 
-    def written(self) -> None:
-        """Hear that a step of outcomes was written."""
-        ...
-
 
 class Backlog:
     """Holds finished runs and writes them back when the scheduler's pace allows."""
@@ -102,7 +98,6 @@ class Backlog:
             self._added.clear()
             while self._outcomes and (self._may_settle() or self._overdue()):
                 written = await self.write(self._step())
-                pace.written()
                 if not written:
                     if not self._closing:
                         await self._clock.sleep_until(self._clock.now() + ERROR_PAUSE)

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from assistant.clock import Clock, event_or_time
 from assistant.scheduler.attempt import Attempts
@@ -47,6 +47,11 @@ HELD_PER_WORKER = 4  # claimed runs a kind may hold per worker, waiting or runni
 RESERVE_AT = 0.75
 RESERVE_QUIET = timedelta(milliseconds=250)  # no reserved run due this soon: reserve in bulk
 SETTLE_QUIET = timedelta(milliseconds=50)  # no held run due this soon: outcomes may be written
+
+
+Life = Literal["created", "running", "stopping", "stopped"]  # running: recovered, looping
+# The loop starts due runs from a wake to the next wait, then waits caught up or for room.
+Phase = Literal["starting", "caught_up", "waiting_for_room"]
 
 
 class Scheduler:
@@ -80,11 +85,9 @@ class Scheduler:
         self._backlog = Backlog(
             self.queue, self._reports, clock, batch, wake=self._wake.set, pace=self
         )
-        self._stopping = False
-        self.alive = False  # between recovery and the end of the loop: for /healthz
-        self._caught_up = True
-        self._claiming = False  # between a wake and the next wait: due runs are being started
-        self._waiting_for_room = False
+        self._life: Life = "created"
+        self._phase: Phase = "caught_up"
+        self._waiting_for_room = False  # the earliest due task waits for workers to make room
         self._claimed_at = datetime.min.replace(tzinfo=UTC)
         self._unclaimed: datetime | None = None  # the earliest due not claimed nor reserved
 
@@ -97,16 +100,26 @@ class Scheduler:
         self._changed = True
         self._wake.set()
 
+    @property
+    def alive(self) -> bool:
+        """Between recovery and the end of the loop: for /healthz."""
+        return self._life == "running"
+
+    @property
+    def _stopping(self) -> bool:
+        return self._life in ("stopping", "stopped")
+
     def stop(self) -> None:
         """Ask ``run`` to stop claiming, let runs in flight finish, and return."""
-        self._stopping = True
+        self._life = "stopping"
         self._wake.set()
         self._started.wake()
 
     async def run(self) -> None:
         """Recover, then fire tasks as they fall due until ``stop``."""
         await self.recover()
-        self.alive = True
+        if self._life == "created":
+            self._life = "running"
         try:
             async with asyncio.TaskGroup() as group:
                 recorder = group.create_task(self._backlog.run())
@@ -120,7 +133,7 @@ class Scheduler:
                     await recorder
             await self._backlog.write_all()
         finally:
-            self.alive = False
+            self._life = "stopped"
 
     async def recover(self) -> None:
         """Release stale leases; repeat interrupted runs that are safe to, report the rest."""
@@ -174,7 +187,7 @@ class Scheduler:
         batch = self._settings.batch_size
         released, most = self._fire_started(group), max(1, batch // 4)
         while self._starts_now() and (
-            due := self._ahead.due(self._now(), most, self._now() + self._lead() + GROUP)
+            due := self._ahead.due(self._now(), most, self._now() + lead(len(self._ahead)) + GROUP)
         ):
             now = self._now()
             self._started.add(await self.queue.begin(due, self._planner(now), now))
@@ -249,10 +262,7 @@ class Scheduler:
             return None
         if not self._attempts.replayable(task):
             return task.next_run
-        return task.next_run - self._lead()
-
-    def _lead(self) -> timedelta:
-        return lead(len(self._ahead))
+        return task.next_run - lead(len(self._ahead))
 
     def _starts_now(self) -> bool:
         """Whether the earliest reserved run is to be started: the loop, woken for anything
@@ -357,7 +367,7 @@ class Scheduler:
     def settling_allowed(self) -> bool:
         """Whether the loop caught up and no held run is due in a moment: under a stream of
         runs, outcomes wait for the backlog's bound, not a write for every few runs."""
-        if not self._caught_up or any(self._waiting.values()):
+        if self._phase != "caught_up" or any(self._waiting.values()):
             return False
         soon = self._now() + SETTLE_QUIET
         first = self._started.first()
@@ -365,22 +375,17 @@ class Scheduler:
 
     def starting_runs(self) -> bool:
         """Whether the loop is starting due runs (between a wake and its next wait)."""
-        return self._claiming
-
-    def written(self) -> None:
-        """A step of outcomes was written."""
+        return self._phase == "starting"
 
     async def _wait(self, until: datetime | None) -> None:
         # Waiting for workers to make room is not catching up: due tasks are still unclaimed,
         # and claims go before the outcomes' writes.
-        self._caught_up = not self._waiting_for_room
-        self._claiming = False
+        self._phase = "waiting_for_room" if self._waiting_for_room else "caught_up"
         self._backlog.nudge()
         try:
             await event_or_time(self._wake, self._clock, until)
         finally:
-            self._caught_up = False
-            self._claiming = True
+            self._phase = "starting"
 
     def _limit(self, kind: TaskKind) -> int:
         return self._settings.concurrency.get(kind, 1)
