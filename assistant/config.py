@@ -182,6 +182,8 @@ class SchedulerConfig(_Section):
     run_timeout_seconds: float = Field(default=120.0, gt=0, le=3600)
     shutdown_grace_seconds: float = Field(default=5.0, ge=0, le=300)
     batch_size: int = Field(default=500, ge=1, le=10_000)
+    # Python's switch interval while the scheduler runs, process-wide; 0 leaves Python's own.
+    switch_interval_ms: float = Field(default=0.0, ge=0, le=5)
     concurrency: ConcurrencySettings = ConcurrencySettings()
 
 

@@ -350,9 +350,9 @@ async def test_a_reserved_task_released_late_fires_with_its_late_note(running, c
     assert [(r[0], r[1]) for r in runs] == [(task.id, "ok")] and runs[0][2].startswith("late: ")
 
 
-async def test_a_burst_changes_no_interpreter_wide_setting(running, clock, conn):
-    # The collector and the switch interval are the process's, not ours (measured: holding
-    # them changed no lateness figure), so a burst leaves both as they were.
+async def test_a_burst_changes_no_interpreter_wide_setting_unless_configured(running, clock, conn):
+    # The collector and the switch interval are the process's: by default a burst leaves both
+    # as they were (the switch interval is the config's to shorten, off by default).
     import gc
 
     make, store_for, outbox, _, started = running
@@ -687,3 +687,17 @@ async def test_a_retry_started_ahead_fires_at_its_retry_time_not_before(running,
     scheduler.stop()
     await asyncio.wait_for(started[-1], 5)
     assert outbox.texts() == [f"⏰ call mom\n(attempt 2) · task {task.id}"]
+
+
+async def test_a_configured_switch_interval_holds_while_running_and_is_restored(running):
+    make, _, _, _, started = running
+    before = sys.getswitchinterval()
+    first, second = make(switch_interval=0.001), make(switch_interval=0.001)
+    await until(lambda: first.alive and second.alive)
+    assert sys.getswitchinterval() == min(before, 0.001)
+    first.stop()
+    await asyncio.wait_for(started[0], 5)
+    assert sys.getswitchinterval() == min(before, 0.001)  # the second still runs
+    second.stop()
+    await asyncio.wait_for(started[1], 5)
+    assert sys.getswitchinterval() == before

@@ -198,6 +198,7 @@ def scheduler_settings(config: Config) -> SchedulerSettings:
         run_timeout=section.run_timeout_seconds,
         batch_size=section.batch_size,
         shutdown_grace=timedelta(seconds=section.shutdown_grace_seconds),
+        switch_interval=section.switch_interval_ms / 1000 or None,
         concurrency={kind: getattr(section.concurrency, kind) for kind in KINDS},
     )
 

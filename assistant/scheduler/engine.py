@@ -35,6 +35,7 @@ from assistant.scheduler.readahead import ReadAhead
 from assistant.scheduler.recovery import recover
 from assistant.scheduler.reports import Reports
 from assistant.scheduler.settings import SchedulerSettings
+from assistant.scheduler.switch_interval import switch_interval
 from assistant.tasks.runs import Firing, Outcome, Plan
 from assistant.tasks.task import KINDS, Task, TaskKind
 
@@ -121,17 +122,18 @@ class Scheduler:
         if self._life == "created":
             self._life = "running"
         try:
-            async with asyncio.TaskGroup() as group:
-                recorder = group.create_task(self._backlog.run())
-                group.create_task(self._fire_on_time(group))
-                workers = self._workers(group.create_task)
-                try:
-                    await self._loop(group)
-                finally:
-                    await self._drain(workers)
-                    self._backlog.close()
-                    await recorder
-            await self._backlog.write_all()
+            with switch_interval(self._settings.switch_interval):
+                async with asyncio.TaskGroup() as group:
+                    recorder = group.create_task(self._backlog.run())
+                    group.create_task(self._fire_on_time(group))
+                    workers = self._workers(group.create_task)
+                    try:
+                        await self._loop(group)
+                    finally:
+                        await self._drain(workers)
+                        self._backlog.close()
+                        await recorder
+                await self._backlog.write_all()
         finally:
             self._life = "stopped"
 

@@ -28,6 +28,9 @@ class SchedulerSettings:
     concurrency: Mapping[TaskKind, int] = field(default_factory=lambda: dict(DEFAULT_CONCURRENCY))
     read_ahead: timedelta = timedelta(seconds=8)  # tasks due this soon are reserved, up to:
     reserved_max: int = 100_000
+    # Python's switch interval while a scheduler runs (a process-wide setting, so the app's
+    # choice, off by default): None leaves it alone. See scheduler/switch_interval.py.
+    switch_interval: float | None = None
 
     @property
     def lease(self) -> timedelta:
