@@ -7,11 +7,9 @@ Step-3, FunctionGemma), name-keyed JSON (Apertus). Reasoning (``<think>`` and it
 dropped: a call inside it is never run and the user never sees it. Wrapper markers around
 JSON are removed so that the JSON reader sees plain JSON.
 
-One pass: each marker is sought with ``str.find`` from a heap of cached positions, each
-segment is read once, and closing markers are sought through a cache, so a missing one costs
-one search in all; every step reads at least one character. A block without its closer is an
-unfinished call: a broken attempt, never run. A JSON value that a call key opens is read whole
-and kept: a marker in its strings is data.
+One pass: markers are found with ``str.find`` from a heap of cached positions, closers
+through a cache; every step reads at least one character. A block without its closer is a
+broken attempt, never run. A JSON value a call key opens is kept whole: markers in it are data.
 """
 
 from __future__ import annotations

@@ -51,8 +51,7 @@ SETTLE_QUIET = timedelta(milliseconds=50)  # no held run due this soon: outcomes
 
 
 Life = Literal["created", "running", "stopping", "stopped"]  # running: recovered, looping
-# The loop starts due runs from a wake to the next wait, then waits caught up or for room.
-Phase = Literal["starting", "caught_up", "waiting_for_room"]
+Phase = Literal["starting", "caught_up", "waiting_for_room"]  # from a wake to a wait, or waiting
 
 
 class Scheduler:
@@ -106,10 +105,6 @@ class Scheduler:
         """Between recovery and the end of the loop: for /healthz."""
         return self._life == "running"
 
-    @property
-    def _stopping(self) -> bool:
-        return self._life in ("stopping", "stopped")
-
     def stop(self) -> None:
         """Ask ``run`` to stop claiming, let runs in flight finish, and return."""
         self._life = "stopping"
@@ -160,7 +155,7 @@ class Scheduler:
     async def _loop(self, group: asyncio.TaskGroup) -> None:
         # Woken by the clock alone, nothing in the table changed: the earliest task not yet
         # claimed or reserved is still the one read before, and no query is needed to know it.
-        while not self._stopping:
+        while self._life not in ("stopping", "stopped"):
             changed = self._wake.is_set() or self._unclaimed is None
             recheck, self._changed = self._changed, False
             self._wake.clear()
@@ -200,9 +195,9 @@ class Scheduler:
     async def _fire_on_time(self, group: asyncio.TaskGroup) -> None:
         """Fire started runs at their time, also while the loop waits for the database: a slow
         write (a disk stall of 100 ms) would otherwise hold back runs whose rows are written."""
-        while not self._stopping:
+        while self._life not in ("stopping", "stopped"):
             await self._started.wait(self._clock)
-            if not self._stopping:
+            if self._life not in ("stopping", "stopped"):
                 self._fire_started(group)
 
     async def _recheck_started(self) -> None:
@@ -286,7 +281,7 @@ class Scheduler:
         batch = self._settings.batch_size
         room = {k: min(batch, self._cap(k) - self._held[k]) for k in KINDS}
         room = {k: n for k, n in room.items() if n > 0}
-        if not room or self._stopping:
+        if not room or self._life in ("stopping", "stopped"):
             return []
         return await self.queue.claim(Claim(now, room, self._settings.lease, self._planner(now)))
 
