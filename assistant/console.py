@@ -79,7 +79,7 @@ class WholeLines:
         """Take text; write each line (or terminal row) it completes."""
         self._held += text
         whole, newline, self._held = self._held.rpartition("\n")
-        rows = [*whole.split("\n")] if newline else []
+        rows = whole.split("\n") if newline else []
         while len(self._held) >= (width := max(self._columns(), 20)):
             cut = self._held.rfind(" ", 0, width) + 1 or width
             rows.append(self._held[:cut].rstrip())

@@ -25,6 +25,14 @@ _COUNTS = {
     "messages": "SELECT COUNT(*) FROM messages WHERE user_id = ?",
     "settings": "SELECT COUNT(*) FROM people WHERE user_id = ?",
 }
+# Whether there is anything to hand over, on indexes only: this runs at every start with an
+# owner, and must not read the whole history (the terminal's messages are its chat's).
+_ANY = (
+    "SELECT EXISTS (SELECT 1 FROM notes WHERE user_id = ?1)"
+    " OR EXISTS (SELECT 1 FROM scheduled_tasks WHERE user_id = ?1)"
+    " OR EXISTS (SELECT 1 FROM messages WHERE chat_id = ?1)"
+    " OR EXISTS (SELECT 1 FROM people WHERE user_id = ?1)"
+)
 _MOVES = (
     "DELETE FROM notes_fts WHERE rowid IN (SELECT id FROM notes WHERE user_id = ?1)",
     "DELETE FROM messages_fts WHERE rowid IN (SELECT id FROM messages WHERE user_id = ?1)",
@@ -56,6 +64,9 @@ async def hand_over(db: Database, owner: int) -> dict[str, int]:
     when there was nothing)."""
     if owner == LOCAL:
         return {}
+    async with db.read() as session:
+        if not await _count(session, _ANY):
+            return {}
     async with db.write() as session:
         moved = {name: await _count(session, sql) for name, sql in _COUNTS.items()}
         moved = {name: count for name, count in moved.items() if count}
