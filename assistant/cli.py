@@ -37,8 +37,11 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command")
     command = functools.partial(commands.add_parser, parents=[sub])
     command("status", help="check the config and database and show what is set up")
-    tools = command("tools", help="print the tool catalogue the model reads")
+    tools = command("tools", help="print the tool catalogue the model reads, and their origins")
     tools.add_argument("--format", choices=["text", "openai", "anthropic"], default="text")
+    tools.add_argument(
+        "--check", action="store_true", help="load the tools folder and report its errors"
+    )
     schedule = command("schedule", help="show how schedule text is read")
     schedule.add_argument(
         "text", help="e.g. 'in 5m', 'tomorrow 9am', 'weekdays 6pm', '*/15 * * * *'"

@@ -24,6 +24,7 @@ from pydantic import (
 
 from assistant.clock import shorten, zone_or_none
 from assistant.errors import ConfigError
+from assistant.servers import MCPSettings
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,9 @@ class LLMSettings(_Section):
     timeout_seconds: float = Field(default=60.0, gt=0, le=600)
     stream: bool = True
     max_tokens: int = Field(default=1024, ge=16, le=200_000)
+    # What the tools' entries may take of each request: the built-ins (about 1,500) always go,
+    # outside tools while they fit; the rest are found with find_tools.
+    catalogue_tokens: int = Field(default=3000, ge=0, le=1_000_000)
     history_tokens: int = Field(default=6000, ge=500, le=1_000_000)
     context_tokens: int = Field(default=0, ge=0, le=10_000_000)  # 0: not set
     temperature: float = Field(default=0.2, ge=0, le=2)
@@ -128,6 +132,7 @@ class ToolSettings(_Section):
     approval_minutes: float = Field(default=10.0, gt=0, le=24 * 60)
     execute_code: bool = False
     sandbox: SandboxSettings = SandboxSettings()
+    folder: str = ""  # your own tools: *.py files, relative to the config file; "": none
 
 
 class SecretSettings(_Section):
@@ -249,6 +254,7 @@ class Config(_Section):
     scheduler: SchedulerConfig = SchedulerConfig()
     storage: StorageSettings = StorageSettings()
     health: HealthSettings = HealthSettings()
+    mcp: MCPSettings = MCPSettings()
 
     def secret_values(self, environ: Mapping[str, str]) -> list[str]:
         """The values of every secret the config names a variable for (token, keys, secrets)."""
@@ -259,6 +265,7 @@ class Config(_Section):
             self.images.api_key_env,
             self.speech.api_key_env,
             *(secret.env for secret in self.net.secrets.values()),
+            *self.mcp.variables(),
         ]
         return [environ[name] for name in names if environ.get(name)]
 

@@ -116,12 +116,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         path.resolve().parent if path.exists() else None,
     )
     if args.command == "tools":
-        print(app.catalogue(config, args.format))
-    elif args.command == "doctor":
+        from assistant.app import listing
+
+        if args.check:
+            return listing.check_folder(setup, sys.stdout)
+        return asyncio.run(listing.list_tools(setup, args.format, sys.stdout))
+    if args.command == "doctor":
         from assistant.app import doctor
 
         return 0 if asyncio.run(doctor.doctor(setup, sys.stdout, as_json=args.json)) else 1
-    elif args.command in ("tasks", "backup", "restore", "export"):
+    if args.command in ("tasks", "backup", "restore", "export"):
         _operate(args, setup)
     elif args.command == "run":
         asyncio.run(_run(setup))

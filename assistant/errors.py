@@ -14,6 +14,7 @@ user or model only ever sees a generic message with a reference.
     │   ├── UnknownToolError        a call named a tool that does not exist or is not allowed
     │   ├── ToolArgumentError       a call's arguments do not fit the tool's schema
     │   ├── ToolError               a tool refused its (valid) input; raised by tools themselves
+    │   │   ├── RemoteToolError     an outside tool reported an error: its words are outside content
     │   │   └── FetchError          an outgoing request failed: network, timeout, no address
     │   │       └── RefusedError    refused by our own rules (URL, content type, redirects): final
     │   │           └── BlockedError   the address is private or local and not allow-listed
@@ -82,6 +83,10 @@ class ToolArgumentError(ModelError):
 
 class ToolError(ModelError):
     """A tool refused its input for a reason the model can act on (a bad date, a missing id)."""
+
+
+class RemoteToolError(ToolError):
+    """An outside tool (an MCP server's) reported an error; its text is untrusted content."""
 
 
 class FetchError(ToolError):

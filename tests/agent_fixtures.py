@@ -138,10 +138,11 @@ async def build_rig(
     prompts: Prompts | None = None,
     sizer: ContextSizer | None = None,
     max_tokens: int | None = None,
+    registry: Registry | None = None,
 ) -> Rig:
     effects = Effects()
     audit = AuditLog(conn, clock)
-    executor = Executor(Registry(sample_tools(effects)), audit)
+    executor = Executor(registry or Registry(sample_tools(effects)), audit)
     conversations = Conversations(conn, clock)
     endpoint = Endpoint("openai", "test-model", f"{server.url}/v1", "K")
 

@@ -25,7 +25,7 @@ def executor(conn, clock):
 
 def ctx(clock, store, user: int = 42) -> ToolContext:
     services = Services(
-        tasks=store, read_only_tools=frozenset({"get_current_time", "search_memory"})
+        tasks=store, read_only_tools=lambda: frozenset({"get_current_time", "search_memory"})
     )
     return ToolContext(user, user, "r1", "Europe/Berlin", clock, services)
 

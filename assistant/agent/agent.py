@@ -137,7 +137,7 @@ class Agent:
             person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
         )
         base = await self._base_window()
-        window = base.left(self._prompt(person), self._executor.registry.specs())
+        window = base.left(self._prompt(person), self._executor.registry.offered())
         text = window.message(text)
         budget = window.history(self._settings.history_tokens, text)
         recent = await self._conversations.recent(person.chat_id, budget)
@@ -219,7 +219,8 @@ class Agent:
 
     async def _ask_once(self, turn: Turn) -> Completion:
         prompt = self._prompt(turn.given.person)
-        request = Request(prompt, self._fitted(turn), self._executor.registry.specs())
+        offered = self._executor.registry.offered(turn.given.context.found)
+        request = Request(prompt, self._fitted(turn), offered)
         started, outcome = time.monotonic(), "error"
         try:
             async with asyncio.timeout(self._settings.llm_timeout):
@@ -357,7 +358,7 @@ class Agent:
                 await _emit(
                     turn.given.sink, ToolFinished(result.call_id, result.name, not result.is_error)
                 )
-            if isinstance(item, ValidCall) and item.tool.untrusted and not result.is_error:
+            if isinstance(item, ValidCall) and item.tool.untrusted and _came_in(result):
                 # Only content that came in taints the turn; a refused or failed fetch did not.
                 turn.tainted = True
                 step.append(replace(result, content=frame(result.name, result.content)))
@@ -386,6 +387,11 @@ class Agent:
             )
         except Exception:
             log.exception("could not store the turn %s", turn.given.context.request_id)
+
+
+def _came_in(result: ToolResult) -> bool:
+    """Whether a result carries words from outside: a result, or an outside tool's error."""
+    return not result.is_error or result.outside
 
 
 async def _emit(sink: EventSink | None, event: ToolStarted | ToolFinished) -> None:

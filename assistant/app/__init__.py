@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from assistant import __version__
 from assistant.agent import AgentSettings
 from assistant.app import datadir
+from assistant.app.outside import Outside
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.db import FILE_NAME, Database, open_database
@@ -54,13 +55,23 @@ class Setup:
         return self.config.data_path(self.base) / FILE_NAME
 
 
-def build_registry(config: Config, *, isolated: bool = False) -> Registry:
-    """The built-in tools with the configured allow and deny lists applied; ``execute_code``
-    only when it is enabled and a sandbox was ``isolated`` here."""
+def build_registry(
+    config: Config, *, isolated: bool = False, outside: Outside | None = None
+) -> Registry:
+    """The built-in tools, the folder's and the servers' that are up, with the configured allow
+    and deny lists applied; ``execute_code`` only when enabled and a sandbox was ``isolated``."""
     deny = (*config.tools.deny, *(["search_web"] if config.net.search_backend == "none" else []))
     code = config.tools.execute_code and isolated
     tools = builtin_tools(code=code, images=bool(config.images.base_url))
-    return Registry(tools, allow=config.tools.allow, deny=deny, switched_off=OPTIONAL)
+    own = list(outside.folder.tools) if outside is not None and outside.folder else []
+    return Registry(
+        [*tools, *own],
+        allow=config.tools.allow,
+        deny=deny,
+        switched_off=OPTIONAL,
+        sources=[outside.servers] if outside is not None else [],
+        catalogue_tokens=config.llm.catalogue_tokens,
+    )
 
 
 def build_services(
@@ -69,9 +80,12 @@ def build_services(
     clock: Clock,
     tasks: TaskStore | None = None,
     sandbox: Sandbox | None = None,
+    *,
+    registry: Registry | None = None,
 ) -> Services:
     """The stores and clients the tools work with; the caller closes ``services.http``."""
     net = config.net
+    tools = registry or build_registry(config, isolated=sandbox is not None)
     limits = Limits(max_bytes=net.max_body_bytes, timeout=net.timeout_seconds)
     secrets = SecretBook(
         Secret(name, s.env, frozenset(h.lower() for h in s.hosts))
@@ -90,9 +104,8 @@ def build_services(
         else None,
         secrets=secrets,
         min_interval=timedelta(seconds=config.scheduler.min_interval_seconds),
-        read_only_tools=frozenset(
-            t.name for t in build_registry(config, isolated=sandbox is not None) if t.read_only
-        ),
+        read_only_tools=lambda: frozenset(t.name for t in tools if t.read_only),
+        registry=tools,
         sandbox=sandbox,
         images=_images(config),
         speech=_speech(config),
@@ -127,9 +140,8 @@ def _speech(config: Config) -> SpeechClient | None:
     return SpeechClient(settings.base_url, key, settings.model, timeout=settings.timeout_seconds)
 
 
-def catalogue(config: Config, form: CatalogueFormat) -> str:
+def catalogue(registry: Registry, form: CatalogueFormat) -> str:
     """The tool catalogue in the form a model of the given kind reads."""
-    registry = build_registry(config)
     if form == "text":
         return registry.catalogue()
     if form == "openai":
@@ -175,10 +187,10 @@ async def open_sandbox(config: Config) -> tuple[Sandbox | None, str]:
     return sandbox, "isolated (user, mount, PID, network, IPC and UTS namespaces)"
 
 
-def build_executor(config: Config, audit: AuditLog, *, isolated: bool = False) -> Executor:
+def build_executor(config: Config, audit: AuditLog, registry: Registry) -> Executor:
     """The registry's tools behind the executor, every call audited."""
     return Executor(
-        build_registry(config, isolated=isolated),
+        registry,
         audit,
         max_concurrency=config.tools.max_concurrency,
         timeout=config.tools.timeout_seconds,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from assistant.clock import Clock
+from assistant.mcp import Hub
 from assistant.scheduler import Notice, Outbox
 from assistant.tasks import Owner
 
@@ -51,6 +52,21 @@ def disk(folder: Path, usage_of: Callable[[Path], Usage] = shutil.disk_usage) ->
         return f"The disk of {folder} is nearly full: {usage.free // 2**20} MB free."
 
     return Condition("disk", problem)
+
+
+def servers(hub: Hub) -> list[Condition]:
+    """Each MCP server down: said once with its reason, and once when it is back."""
+
+    def check(name: str) -> Callable[[datetime], str | None]:
+        def problem(now: datetime) -> str | None:
+            connection = next(c for c in hub if c.spec.name == name)
+            if connection.state != "down":
+                return None
+            return f"The MCP server {name} is down ({connection.reason}); its tools are left out."
+
+        return problem
+
+    return [Condition(f"the MCP server {c.spec.name}", check(c.spec.name)) for c in hub]
 
 
 class Alerts:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import TextIO, TypeVar
 
 from assistant.app import Setup, datadir, open_sandbox
+from assistant.app.outside import outside
 from assistant.app.runtime import UnconfiguredModel, compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
@@ -39,7 +40,7 @@ async def doctor(setup: Setup, out: TextIO, *, as_json: bool = False) -> bool:
     needs fixing."""
     checks = [Check("config", True, setup.source), await _database(setup)]
     checks.append(await _model(setup) if checks[-1].ok else _skipped("model"))
-    checks += [await _telegram(setup), await _sandbox(setup)]
+    checks += [await _telegram(setup), await _sandbox(setup), *await _outside(setup)]
     if not setup.config.telegram.allowed_user_ids:
         checks.append(
             Check(
@@ -123,6 +124,25 @@ async def _telegram(setup: Setup) -> Check:
 async def _sandbox(setup: Setup) -> Check:
     sandbox, detail = await open_sandbox(setup.config)
     return Check("code", sandbox is not None or not setup.config.tools.execute_code, detail)
+
+
+async def _outside(setup: Setup) -> list[Check]:
+    """The tools folder and each MCP server: loaded and up, or why not."""
+    checks: list[Check] = []
+    async with outside(setup.config, setup.base, setup.database_path().parent) as found:
+        if found.folder is not None:
+            folder = found.folder
+            detail = f"{len(folder.tools)} tools from {folder.path}"
+            if folder.problems:
+                detail += "; left out: " + "; ".join(str(p) for p in folder.problems)
+            checks.append(Check("tools folder", not folder.problems, detail))
+        for connection in found.hub:
+            name = f"mcp {connection.spec.name}"
+            if connection.state == "up":
+                checks.append(Check(name, True, f"up, {len(connection.tools)} tools"))
+            else:
+                checks.append(Check(name, False, f"{connection.state}: {connection.reason}"))
+    return checks
 
 
 async def _bounded(awaitable: Awaitable[_T]) -> _T:

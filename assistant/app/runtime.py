@@ -29,6 +29,7 @@ from assistant.app import (
     open_sandbox,
     scheduler_settings,
 )
+from assistant.app.outside import Outside, outside
 from assistant.clock import Clock
 from assistant.db import Database, open_database
 from assistant.errors import FetchError, LLMError, RecipientBlockedError
@@ -45,6 +46,7 @@ from assistant.metrics import DELIVERIES_FAILED, Streak
 from assistant.scheduler import Executor as TaskExecutor
 from assistant.scheduler import Notice, Outbox, ReminderExecutor, Scheduler
 from assistant.tasks import TaskKind, TaskStore
+from assistant.tools import Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
 
@@ -123,6 +125,7 @@ class Runtime:
     desk: ApprovalDesk
     model: Model
     deliveries: Deliveries
+    outside: Outside | None = None  # servers and the tools folder, where tools are used
 
     async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
         """Whom a message is from, in their timezone (the configured one until they set one)."""
@@ -180,10 +183,17 @@ class Runtime:
 
 @asynccontextmanager
 async def compose(
-    setup: Setup, clock: Clock, outbox: Outbox, prompts: Prompts, *, owner: bool = True
+    setup: Setup,
+    clock: Clock,
+    outbox: Outbox,
+    prompts: Prompts,
+    *,
+    owner: bool = True,
+    tools: bool = False,
 ) -> AsyncIterator[Runtime]:
     """Build everything in dependency order; ``owner`` takes the database's lock (run, chat),
-    else changes to tasks nudge the process that holds it (ask, operator commands)."""
+    else changes to tasks nudge the process that holds it (ask, operator commands); ``tools``
+    starts the MCP servers and loads the tools folder (run, chat, ask)."""
     async with AsyncExitStack() as stack:
         path = setup.database_path()
         datadir.prepare(path)
@@ -193,7 +203,10 @@ async def compose(
         stack.push_async_callback(db.close)
         if setup.config.telegram.allowed_user_ids:
             await hand_over(db, setup.config.telegram.allowed_user_ids[0])
-        yield await _build(setup, clock, db, (outbox, prompts), stack, owner=owner)
+        found = None
+        if tools:
+            found = await stack.enter_async_context(outside(setup.config, setup.base, path.parent))
+        yield await _build(setup, clock, db, (outbox, prompts), stack, owner=owner, found=found)
 
 
 async def _build(
@@ -204,6 +217,7 @@ async def _build(
     stack: AsyncExitStack,
     *,
     owner: bool,
+    found: Outside | None,
 ) -> Runtime:
     config, (outbox, prompts) = setup.config, channel
 
@@ -217,12 +231,13 @@ async def _build(
         on_change=changed if owner else lambda: datadir.nudge(setup.database_path()),
     )
     sandbox, _ = await open_sandbox(config)
-    services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox)
+    registry = build_registry(config, isolated=sandbox is not None, outside=found)
+    services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox, registry=registry)
     stack.push_async_callback(close_services, services)
     model = _model(setup, db, say=owner)
     stack.push_async_callback(model.close)
     people, audit, conversations = People(db, clock), AuditLog(db, clock), Conversations(db, clock)
-    executor = build_executor(config, audit, isolated=sandbox is not None)
+    executor = build_executor(config, audit, registry)
     desk = ApprovalDesk(
         ApprovalBook(db),
         executor,
@@ -247,7 +262,7 @@ async def _build(
     scheduler = Scheduler(
         setup.database_path(),
         clock,
-        _executors(setup, services, agent, deliveries),
+        _executors(services, registry, agent, deliveries),
         deliveries,
         scheduler_settings(config),
         wrote=db.checkpointer.wrote,
@@ -272,6 +287,7 @@ async def _build(
         desk=desk,
         model=model,
         deliveries=deliveries,
+        outside=found,
     )
 
 
@@ -287,13 +303,12 @@ def _model(setup: Setup, db: Database, *, say: bool) -> Model:
 
 
 def _executors(
-    setup: Setup, services: Services, agent: Agent, outbox: Outbox
+    services: Services, registry: Registry, agent: Agent, outbox: Outbox
 ) -> dict[TaskKind, TaskExecutor]:
     executors: dict[TaskKind, TaskExecutor] = {"reminder": ReminderExecutor(outbox)}
     if services.http is not None:
         executors["api_call"] = ApiCallExecutor(services.http, services.secrets, outbox)
     if services.search is not None:
         executors["web_search"] = WebSearchExecutor(services.search, outbox)
-    registry = build_registry(setup.config, isolated=services.sandbox is not None)
     executors["agent_task"] = AgentTaskExecutor(agent, registry, outbox)
     return executors

@@ -15,7 +15,7 @@ from typing import TextIO
 from assistant.agent import Answer, Pending
 from assistant.agent.chats import ChatQueues
 from assistant.app import Setup, backups, systemd
-from assistant.app.alerts import Alerts, Condition, disk
+from assistant.app.alerts import Alerts, Condition, disk, servers
 from assistant.app.health import serve_health
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose
 from assistant.clock import Clock
@@ -56,7 +56,7 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
     the running bot's scheduler is woken for anything it schedules."""
     owner = console_user(setup)
     channel = NoChannel()
-    async with compose(setup, clock, channel, channel, owner=False) as runtime:
+    async with compose(setup, clock, channel, channel, owner=False, tools=True) as runtime:
         if isinstance(runtime.model, UnconfiguredModel):
             raise LLMError(runtime.model.reason)
         person = await runtime.person(owner, owner, "")
@@ -94,7 +94,7 @@ async def services(runtime: Runtime) -> AsyncIterator[asyncio.TaskGroup]:
 
 async def chat(setup: Setup, clock: Clock, console: Console) -> None:
     """The terminal channel with the scheduler running beside it, until the input ends."""
-    async with compose(setup, clock, console, console) as runtime, services(runtime):
+    async with compose(setup, clock, console, console, tools=True) as runtime, services(runtime):
         await console.run(runtime)
 
 
@@ -122,7 +122,7 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
     grace = timedelta(seconds=setup.config.scheduler.shutdown_grace_seconds)
     try:
         async with (
-            compose(setup, clock, channel, channel) as runtime,
+            compose(setup, clock, channel, channel, tools=True) as runtime,
             services(runtime) as group,
             ChatQueues.running(clock, grace) as queues,
         ):
@@ -178,6 +178,7 @@ def _alerts(setup: Setup, group: asyncio.TaskGroup, runtime: Runtime) -> asyncio
         Condition("the model", model_down),
         Condition("sending messages", deliveries),
         disk(setup.database_path().parent),
+        *(servers(runtime.outside.hub) if runtime.outside else ()),
     )
     watch = Alerts(runtime.deliveries, Owner(owner, owner), runtime.clock, conditions)
     return group.create_task(watch.run())

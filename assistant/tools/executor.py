@@ -7,10 +7,10 @@ import logging
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from assistant.errors import AssistantError, ModelError, UnknownToolError
+from assistant.errors import AssistantError, ModelError, RemoteToolError, UnknownToolError
 from assistant.llm.types import ToolCall
 from assistant.memory.audit import AuditEntry, Outcome
 from assistant.metrics import TOOL_CALLS
@@ -35,6 +35,7 @@ class ToolResult:
     sources: tuple[str, ...] = ()
     duration_ms: int = 0
     audit_id: int | None = None
+    outside: bool = False  # an outside tool's own error text: untrusted, like its results
 
 
 class AuditSink(Protocol):
@@ -170,6 +171,7 @@ class Executor:
             result.sources,
             duration,
             audit_id,
+            result.outside,
         )
 
     async def _invoke(self, valid: ValidCall, context: ToolContext) -> ToolResult:
@@ -184,7 +186,8 @@ class Executor:
                 return _bug(call, exc)
             return _failure(call, "timeout", f"{tool.name} did not finish within {limit:g} s.")
         except ModelError as exc:
-            return _failure(call, "error", f"{tool.name}: {exc}")
+            outside = isinstance(exc, RemoteToolError)  # the server's words: outside content
+            return replace(_failure(call, "error", f"{tool.name}: {exc}"), outside=outside)
         except AssistantError as exc:
             log.warning("tool %s failed: %s", tool.name, exc)
             return _failure(call, "error", f"{tool.name} failed: {exc}")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from assistant.errors import ToolError
 from assistant.memory.conversation import Conversations
@@ -17,6 +18,9 @@ from assistant.net.speech import SpeechClient
 from assistant.tasks import TaskStore
 from assistant.tools.sandbox import Sandbox
 from assistant.tools.tool import ToolContext
+
+if TYPE_CHECKING:
+    from assistant.tools.registry import Registry
 
 _T = TypeVar("_T")
 
@@ -32,10 +36,11 @@ class Services:
     search: SearchBackend | None = None
     secrets: SecretBook = field(default_factory=SecretBook)
     min_interval: timedelta = timedelta(minutes=1)
-    read_only_tools: frozenset[str] = frozenset()
+    read_only_tools: Callable[[], frozenset[str]] = frozenset  # those offered now
     sandbox: Sandbox | None = None
     images: ImageClient | None = None
     speech: SpeechClient | None = None  # voice notes to text, when configured
+    registry: Registry | None = None  # every tool, for find_tools
 
 
 def services_of(context: ToolContext) -> Services:

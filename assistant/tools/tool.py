@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -12,6 +14,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 from assistant.clock import Clock, SystemClock
+from assistant.tools.arguments import SchemaArguments
 from assistant.tools.schema import Docstring, parse_docstring, read_signature, type_name
 
 Risk = Literal["low", "medium", "high"]
@@ -38,6 +41,7 @@ class ToolContext:
     clock: Clock = field(default_factory=SystemClock)
     services: Any = None  # the tools' Services; typed there, to keep this module below them
     attachments: list[Attachment] = field(default_factory=list)
+    found: set[str] = field(default_factory=set)  # tools find_tools added to this turn
 
     def local_now(self) -> datetime:
         """Return the current time in the user's timezone."""
@@ -63,6 +67,8 @@ class Tool:
     summary_chars: int | None = None
     untrusted: bool = False
     approval_when: Callable[[Mapping[str, Any]], str | None] | None = None
+    schema_arguments: SchemaArguments | None = None  # an outside tool's: checked by its schema
+    origin: str = ""  # where it comes from, when not built in: a server, a file
 
     def approval_reason(self, arguments: Mapping[str, Any]) -> str | None:
         """Why this call needs its owner's approval, or None when it does not."""
@@ -79,6 +85,8 @@ class Tool:
 
     def signature(self) -> str:
         """The call form of the seed's catalogue: ``add_reminder(when: str, message: str)``."""
+        if self.schema_arguments is not None:
+            return self.schema_arguments.call_form(self.name)
         required = set(self.parameters.get("required", ()))
         parts = []
         for name, annotation in self.annotations.items():
@@ -91,7 +99,7 @@ class Tool:
 
 
 @overload
-def tool(fn: ToolFunction, /) -> Tool: ...
+def tool(fn: Callable[..., Any], /) -> Tool: ...
 
 
 @overload
@@ -105,11 +113,11 @@ def tool(
     summary_chars: int | None = None,
     untrusted: bool = False,
     approval_when: Callable[[Mapping[str, Any]], str | None] | None = None,
-) -> Callable[[ToolFunction], Tool]: ...
+) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
 def tool(
-    fn: ToolFunction | None = None,
+    fn: Callable[..., Any] | None = None,
     /,
     *,
     name: str | None = None,
@@ -120,17 +128,18 @@ def tool(
     summary_chars: int | None = None,
     untrusted: bool = False,
     approval_when: Callable[[Mapping[str, Any]], str | None] | None = None,
-) -> Tool | Callable[[ToolFunction], Tool]:
-    """Turn an async function into a Tool; usable bare (``@tool``) or with options.
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Turn a function into a Tool; usable bare (``@tool``) or with options. A plain ``def``
+    runs in a worker thread, so it never blocks the assistant.
 
     ``untrusted`` marks tools whose results carry outside content (pages, search results,
     HTTP bodies): the agent frames them as data, and side effects after them need approval.
     ``approval_when`` decides from the validated arguments (an api_call that is not a GET).
     """
 
-    def wrap(func: ToolFunction) -> Tool:
-        if not inspect.iscoroutinefunction(func):
-            raise TypeError(f"tool {func.__name__!r} must be an async function")
+    def wrap(func: Callable[..., Any]) -> Tool:
+        if not callable(func) or inspect.isclass(func):
+            raise TypeError(f"@tool goes on a function, not on {func!r}")
         docs = parse_docstring(func.__doc__)
         if not docs.summary:
             raise TypeError(f"tool {func.__name__!r} needs a docstring: it is the model's guide")
@@ -139,7 +148,7 @@ def tool(
             name=name or func.__name__,
             description=docs.summary,
             parameters=signature.schema,
-            fn=func,
+            fn=func if inspect.iscoroutinefunction(func) else _in_thread(func),
             arguments_model=signature.model,
             annotations=signature.annotations,
             param_docs=_documented(docs, signature.annotations),
@@ -154,6 +163,14 @@ def tool(
         )
 
     return wrap(fn) if fn is not None else wrap
+
+
+def _in_thread(func: Callable[..., Any]) -> ToolFunction:
+    @functools.wraps(func)
+    async def run(**kwargs: Any) -> Any:
+        return await asyncio.to_thread(func, **kwargs)
+
+    return run
 
 
 def _documented(docs: Docstring, annotations: Mapping[str, Any]) -> dict[str, str]:

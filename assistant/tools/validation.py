@@ -66,6 +66,9 @@ def validate(call: ToolCall, registry: Registry) -> ValidCall:
     if problem := out_of_bounds(call.arguments):
         raise ToolArgumentError(f"The arguments for {tool.name} are refused: {problem}.")
     arguments = _as_object(tool, call.arguments)
+    if tool.schema_arguments is not None:
+        checked = tool.schema_arguments.check(tool.name, arguments)
+        return ValidCall(call, tool, checked, checked)
     known = tool.arguments_model.model_fields
     dropped = tuple(sorted(name for name in arguments if name not in known))
     try:

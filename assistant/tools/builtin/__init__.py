@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from assistant.tools.builtin.clock import get_current_time
 from assistant.tools.builtin.code import execute_code
+from assistant.tools.builtin.finding import find_tools
 from assistant.tools.builtin.images import generate_image
 from assistant.tools.builtin.memory import delete_note, list_notes, save_note, search_memory
 from assistant.tools.builtin.system import system_stats
@@ -41,6 +42,7 @@ def builtin_tools(*, code: bool = False, images: bool = False) -> list[Tool]:
         fetch_url,
         api_call,
         system_stats,
+        find_tools,
         *([generate_image] if images else []),
         *([execute_code] if code else []),
     ]

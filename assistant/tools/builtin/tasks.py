@@ -151,7 +151,7 @@ def execution_data_for(
 
 def read_only_tools(context: ToolContext) -> set[str]:
     """Names of the read-only tools a scheduled agent task may use."""
-    return set(services_of(context).read_only_tools)
+    return set(services_of(context).read_only_tools())
 
 
 @tool(read_only=True)
