@@ -26,7 +26,7 @@ from assistant.config import parse_config
 from assistant.llm.types import ToolCall
 from assistant.mcp import Backoff, ServerSpec
 from assistant.memory.audit import AuditLog
-from assistant.tools import Executor, ToolContext
+from assistant.tools import Executor
 
 TOKEN = "Bearer s3cret"
 

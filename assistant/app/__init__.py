@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -14,7 +15,6 @@ from zoneinfo import ZoneInfo
 from assistant import __version__
 from assistant.agent import AgentSettings
 from assistant.app import datadir
-from assistant.app.outside import Outside
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.db import FILE_NAME, Database, open_database
@@ -33,8 +33,9 @@ from assistant.scheduler import SchedulerSettings
 from assistant.schedules import next_after, read_schedule
 from assistant.tasks import TaskStore
 from assistant.tasks.task import KINDS
-from assistant.tools import Executor, Registry
+from assistant.tools import Executor, Registry, Tool
 from assistant.tools.builtin import OPTIONAL, builtin_tools
+from assistant.tools.registry import ToolSource
 from assistant.tools.sandbox import ENABLE_NAMESPACES, Sandbox, SandboxLimits
 from assistant.tools.services import Services
 
@@ -56,20 +57,24 @@ class Setup:
 
 
 def build_registry(
-    config: Config, *, isolated: bool = False, outside: Outside | None = None
+    config: Config,
+    *,
+    isolated: bool = False,
+    own: Sequence[Tool] = (),
+    sources: Sequence[ToolSource] = (),
 ) -> Registry:
-    """The built-in tools, the folder's and the servers' that are up, with the configured allow
-    and deny lists applied; ``execute_code`` only when enabled and a sandbox was ``isolated``."""
+    """The built-in tools, the folder's (``own``) and the servers' that are up (``sources``),
+    with the configured allow and deny lists applied; ``execute_code`` only when enabled and a
+    sandbox was ``isolated`` here."""
     deny = (*config.tools.deny, *(["search_web"] if config.net.search_backend == "none" else []))
     code = config.tools.execute_code and isolated
     tools = builtin_tools(code=code, images=bool(config.images.base_url))
-    own = list(outside.folder.tools) if outside is not None and outside.folder else []
     return Registry(
         [*tools, *own],
         allow=config.tools.allow,
         deny=deny,
         switched_off=OPTIONAL,
-        sources=[outside.servers] if outside is not None else [],
+        sources=sources,
         catalogue_tokens=config.llm.catalogue_tokens,
     )
 

@@ -14,7 +14,8 @@ async def list_tools(setup: Setup, form: CatalogueFormat, out: TextIO) -> int:
     form, the origin of every tool that is not built in and every server's state."""
     data = setup.database_path().parent
     async with outside(setup.config, setup.base, data) as found:
-        out.write(catalogue(build_registry(setup.config, outside=found), form) + "\n")
+        registry = build_registry(setup.config, own=found.own(), sources=[found.servers])
+        out.write(catalogue(registry, form) + "\n")
         if form == "text":
             out.writelines(f"{line}\n" for line in origins(found))
     return 0

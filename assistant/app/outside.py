@@ -14,6 +14,7 @@ from assistant.servers import ServerSettings
 from assistant.tools.builtin import OPTIONAL, builtin_tools
 from assistant.tools.folder import Folder, load_folder
 from assistant.tools.outside import OutsideTools
+from assistant.tools.tool import Tool
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,10 @@ class Outside:
     hub: Hub
     folder: Folder | None
     servers: OutsideTools
+
+    def own(self) -> tuple[Tool, ...]:
+        """The folder's tools."""
+        return self.folder.tools if self.folder is not None else ()
 
 
 def server_specs(config: Config, base: Path | None, data: Path) -> list[ServerSpec]:

@@ -231,7 +231,12 @@ async def _build(
         on_change=changed if owner else lambda: datadir.nudge(setup.database_path()),
     )
     sandbox, _ = await open_sandbox(config)
-    registry = build_registry(config, isolated=sandbox is not None, outside=found)
+    registry = build_registry(
+        config,
+        isolated=sandbox is not None,
+        own=found.own() if found else (),
+        sources=[found.servers] if found else [],
+    )
     services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox, registry=registry)
     stack.push_async_callback(close_services, services)
     model = _model(setup, db, say=owner)

@@ -13,8 +13,8 @@ from typing import Any, TextIO
 
 import anyio
 import httpx2
-import psutil
 import mcp_types as types
+import psutil
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.client import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client

@@ -1,5 +1,6 @@
 """Tools the model can call: definition, registry, validation, execution and the built-ins."""
 
+from assistant.errors import ToolError
 from assistant.tools.executor import Executor, ToolResult
 from assistant.tools.registry import Registry
 from assistant.tools.tool import Attachment, Risk, Tool, ToolContext, tool
@@ -12,6 +13,7 @@ __all__ = [
     "Risk",
     "Tool",
     "ToolContext",
+    "ToolError",
     "ToolResult",
     "ValidCall",
     "tool",
