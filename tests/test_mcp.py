@@ -27,6 +27,7 @@ from assistant.llm.types import ToolCall
 from assistant.mcp import Backoff, ServerSpec
 from assistant.memory.audit import AuditLog
 from assistant.tools import Executor
+from assistant.tools.services import Services
 
 TOKEN = "Bearer s3cret"
 
@@ -258,3 +259,14 @@ async def test_http_server_restarted_its_tools_come_back(tmp_path, conn, clock, 
             await until(hub, lambda h: h.version >= version + 2 and up(h))
             (result,) = await executor.run([add], context)
     assert result.content == "3"
+
+
+async def test_scheduled_agent_tasks_get_the_read_only_outside_tools(tmp_path):
+    async with running(stdio(tmp_path)) as hub:
+        registry = outside_registry(hub)
+        services = Services(
+            registry=registry,
+            read_only_tools=lambda: frozenset(t.name for t in registry if t.read_only),
+        )
+        given = services.read_only_tools()
+    assert {"test__add", "test__read_mail"} <= given and "test__write_entry" not in given

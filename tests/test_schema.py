@@ -73,18 +73,24 @@ def test_docstring_sections_end_at_other_sections() -> None:
     assert docs.params == {"a": "the first.", "b": "the second continued."}
 
 
-def test_tool_must_be_async_and_documented() -> None:
-    def sync(x: int) -> int:
+async def test_a_plain_function_runs_in_a_thread_and_every_tool_is_documented() -> None:
+    import threading
+
+    def sync(x: int) -> str:
         """Sync."""
-        return x
+        return f"{x} on {threading.current_thread().name}"
 
     async def undocumented(x: int) -> int:
         return x
 
-    with pytest.raises(TypeError, match="async"):
-        tool(sync)  # type: ignore[arg-type]
+    made = tool(sync)
+    assert made.parameters["required"] == ["x"]
+    result = await made.fn(x=3)
+    assert result.startswith("3 on ") and threading.current_thread().name not in result
     with pytest.raises(TypeError, match="docstring"):
         tool(undocumented)
+    with pytest.raises(TypeError, match="function"):
+        tool(int)
 
 
 def test_catalogue_in_seed_form() -> None:

@@ -96,6 +96,15 @@ _RU_EN = {
 }  # fmt: skip
 
 
+# English words people use for what tools are described by.
+_EN_EN = {
+    "rain": "weather forecast", "snow": "weather forecast", "sunny": "weather forecast",
+    "warm": "temperature weather", "cold": "temperature weather", "hot": "temperature weather",
+    "meeting": "calendar event", "appointment": "calendar event",
+    "trading": "stock price", "mail": "email", "song": "music play", "lamp": "light",
+}  # fmt: skip
+
+
 def words(text: str) -> list[str]:
     """The stems of ``text``: camelCase and snake_case split, English and Russian endings cut,
     Russian words followed by the English words of the same meaning."""
@@ -105,6 +114,8 @@ def words(text: str) -> list[str]:
         out.append(_stem(word))
         if _cyrillic(word):
             out.extend(_stem(w) for w in _english(word).split())
+        elif word in _EN_EN:
+            out.extend(_stem(w) for w in _EN_EN[word].split())
     return out
 
 
