@@ -65,3 +65,19 @@ async def test_a_nearly_full_disk_is_told(tmp_path, clock):
     assert disk(tmp_path, lambda folder: roomy).problem(clock.now()) is None
     await Alerts(outbox, OWNER, clock, [disk(tmp_path, lambda folder: full)]).check()
     assert outbox.sent == [f"⚠️ The disk of {tmp_path} is nearly full: 50 MB free."]
+
+
+async def test_an_mcp_server_down_is_told_once_with_its_reason(clock, tmp_path):
+    from mcp_fixtures import running, stdio
+
+    from assistant.app.alerts import servers
+    from assistant.mcp import Backoff
+
+    outbox = Outbox()
+    async with running(stdio(tmp_path, "exit"), backoff=Backoff(60, 60)) as hub:
+        alerts = Alerts(outbox, OWNER, clock, servers(hub))
+        await alerts.check()
+        await alerts.check()
+    (said,) = outbox.sent
+    assert said.startswith("⚠️ The MCP server test is down (the server exited: the test server")
+    assert "its tools are left out" in said
