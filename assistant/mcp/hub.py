@@ -31,14 +31,14 @@ class Hub:
             for spec in specs
         }
         self._group: asyncio.TaskGroup | None = None
-        self._tasks: list[asyncio.Task[None]] = []
         self.version = 0  # moves on with every change of what is offered
         self._tick = asyncio.Event()  # set and replaced at every change
 
     async def __aenter__(self) -> Hub:
         self._group = asyncio.TaskGroup()
         await self._group.__aenter__()
-        self._tasks = [self._group.create_task(c.run()) for c in self._connections.values()]
+        for connection in self._connections.values():
+            self._group.create_task(connection.run())
         await self.settled()
         return self
 
