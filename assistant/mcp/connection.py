@@ -42,7 +42,7 @@ class Connection:
         self,
         spec: ServerSpec,
         backoff: Backoff,
-        changed: Callable[[Connection], None],
+        changed: Callable[[], None],
         spawning: asyncio.Lock,
     ) -> None:
         self.spec = spec
@@ -56,7 +56,6 @@ class Connection:
         self._session: ClientSession | None = None
         self._lost = asyncio.Event()
         self._lost_reason = ""
-        self._retry = asyncio.Event()
         self._scope = anyio.CancelScope()
         self._spawning = spawning  # one server started at a time, so its process is known
 
@@ -69,19 +68,12 @@ class Connection:
                 except Exception as exc:  # a bug of ours must not end the supervision
                     log.exception("MCP server %s: unexpected failure", self.spec.name)
                     self._down(f"internal error ({type(exc).__name__})")
-                self._retry.clear()
-                with suppress(TimeoutError):
-                    async with asyncio.timeout(self._backoff.after(self.failures)):
-                        await self._retry.wait()
+                await asyncio.sleep(self._backoff.after(self.failures))
 
     def stop(self) -> None:
         """End the supervision. An anyio cancellation, not a task's: the SDK shields the
         ending of a server's process tree from it, so the process is never left behind."""
         self._scope.cancel()
-
-    def retry_now(self) -> None:
-        """Try again at once instead of at the end of the backoff."""
-        self._retry.set()
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
         """Call one of the server's tools; a lost connection is noticed and said."""
@@ -207,7 +199,7 @@ class Connection:
         self.state, self.reason, self.failures = "up", "", 0
         log.info("MCP server %s is up with %d tools", self.spec.name, len(tools))
         self.settled.set()
-        self._changed(self)
+        self._changed()
 
     def _down(self, reason: str) -> None:
         self._session, self.tools = None, ()
@@ -218,7 +210,7 @@ class Connection:
             "MCP server %s is down: %s; retrying in %g s", self.spec.name, self.reason, wait
         )
         self.settled.set()
-        self._changed(self)
+        self._changed()
 
     def _exit_reason(self) -> str:
         if self.spec.command:

@@ -87,7 +87,7 @@ class Hub:
                 return
             await tick.wait()
 
-    def _changed(self, _connection: Connection) -> None:
+    def _changed(self) -> None:
         self.version += 1
         self._tick.set()
         self._tick = asyncio.Event()
