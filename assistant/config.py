@@ -51,6 +51,7 @@ class AssistantSettings(_Section):
     timezone: str = "UTC"
     data_dir: str = ""  # "": $STATE_DIRECTORY (systemd's StateDirectory=) when set, else "data"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    local_first: bool = True  # everyday requests understood from sentence templates, no model
 
     _tz = field_validator("timezone")(_check_timezone)
 

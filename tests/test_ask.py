@@ -36,7 +36,9 @@ async def test_ask_streams_the_answer_after_a_tool_call(tmp_path, monkeypatch, c
             ),
         )
         out = io.StringIO()
-        answer = await serve.ask(setup_for(tmp_path, f"{server.url}/v1"), "time?", clock, out)
+        answer = await serve.ask(
+            setup_for(tmp_path, f"{server.url}/v1"), "what time is it, roughly?", clock, out
+        )
     assert answer.ending == "answered"
     assert out.getvalue() == "  ⚙ get_current_time…\nIt is 18:26 in Tokyo.\n"
     assert server.requests[0].headers["authorization"] == "Bearer sk-local"

@@ -14,6 +14,7 @@ from dataclasses import replace
 from assistant.agent.approver import ApprovalRequest, Approver, DenyAll
 from assistant.agent.citations import cite
 from assistant.agent.claims import correction, honest, unfounded
+from assistant.agent.destructive import unasked
 from assistant.agent.events import (
     Answer,
     Done,
@@ -183,7 +184,7 @@ class Agent:
         """Check an answer against what the turn did: a claimed action with no call is sent
         back once (in auto mode, a native mode no real call confirmed gives way first), then
         replaced by the truth."""
-        asked = next((m.text for m in turn.new if isinstance(m, UserMessage)), "")
+        asked = turn.asked
         done = (r.name for r in turn.results if r.outcome == "ok" and not r.is_error)
         action = unfounded(asked, text, done)
         if action is None or turn.claimed:
@@ -285,6 +286,8 @@ class Agent:
         if refusal := self._repeat_or_over(turn, item):
             return await self._executor.refuse(item, turn.given.context, refusal)
         reason = tool.approval_reason(item.arguments)
+        if reason is None:
+            reason = unasked(tool.name, item.json_arguments, turn.asked)
         if reason is None and turn.tainted:
             reason = self._tainted(turn, item)
         if reason is None:

@@ -150,14 +150,14 @@ class Commands:
         if not tasks:
             return Reply("You have no tasks. Try /remind in 10m stretch")
         lines = [f"• {task_line(t, person.timezone)}" for t in tasks]
-        return Reply("\n".join(lines), tuple(_task_buttons(t) for t in tasks[:20]))
+        return Reply("\n".join(lines), tuple(task_buttons(t) for t in tasks[:20]))
 
     async def _remind(self, person: Person, rest: str) -> Reply:
         parsed, words = self._split(rest, person, "/remind in 10m stretch your legs")
         task = await self._store().add(
             NewTask(_owner(person), "reminder", words, parsed, {"text": words})
         )
-        return Reply(_confirm(task, parsed, person.timezone), (_task_buttons(task),))
+        return Reply(_confirm(task, parsed, person.timezone), (task_buttons(task),))
 
     async def _every(self, person: Person, rest: str) -> Reply:
         example = "/every weekdays 9am stand-up"
@@ -171,7 +171,7 @@ class Commands:
         task = await self._store().add(
             NewTask(_owner(person), "reminder", words, parsed, {"text": words})
         )
-        return Reply(_confirm(task, parsed, person.timezone), (_task_buttons(task),))
+        return Reply(_confirm(task, parsed, person.timezone), (task_buttons(task),))
 
     async def _edit(self, person: Person, rest: str) -> Reply:
         task_id, _, change = rest.partition(" ")
@@ -184,7 +184,7 @@ class Commands:
         before = await store.get(person.user_id, task_id)
         parsed, words = self._change(change.strip(), person)
         task = await store.edit(person.user_id, task_id, parsed, words or None)
-        return Reply(edited(before, task, person.timezone), (_task_buttons(task),))
+        return Reply(edited(before, task, person.timezone), (task_buttons(task),))
 
     def _change(self, change: str, person: Person) -> tuple[Parsed | None, str]:
         """A new schedule, new words after it, or only new words."""
@@ -279,7 +279,7 @@ class Commands:
             return Reply("That button is no longer valid.")
         task = await move(person.user_id, task_id)
         done = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed", "run": "Running now"}
-        return Reply(f"{done[action]}: {task.id} {task.description}", (_task_buttons(task),))
+        return Reply(f"{done[action]}: {task.id} {task.description}", (task_buttons(task),))
 
     async def _snooze(self, person: Person, span: str, task_id: str) -> Reply:
         when = SNOOZES.get(span)
@@ -288,7 +288,7 @@ class Commands:
         parsed = read_schedule(when, person.timezone, self._clock.now())
         task = await self._store().snooze(person.user_id, task_id, parsed)
         return Reply(
-            f"😴 Snoozed: {_confirm(task, parsed, person.timezone)}", (_task_buttons(task),)
+            f"😴 Snoozed: {_confirm(task, parsed, person.timezone)}", (task_buttons(task),)
         )
 
     # ---- helpers -----------------------------------------------------------------------
@@ -371,7 +371,8 @@ def _source(found: Found) -> str:
     return f"note {found.id}" if found.kind == "note" else found.detail
 
 
-def _task_buttons(task: Task) -> tuple[Button, ...]:
+def task_buttons(task: Task) -> tuple[Button, ...]:
+    """The usual buttons under a task: cancel, pause or resume, run now, edit."""
     toggle = ("Resume", "resume") if task.status == "paused" else ("Pause", "pause")
     return (
         Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}"),

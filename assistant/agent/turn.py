@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from assistant.agent.events import EventSink
 from assistant.agent.person import Person
-from assistant.llm.types import Message
+from assistant.llm.types import Message, UserMessage
 from assistant.tools import ToolContext, ToolResult
 
 
@@ -40,3 +40,8 @@ class Turn:
     done: set[str] = field(default_factory=set)  # side-effecting calls run, by name and arguments
     new_tasks: int = 0
     claimed: bool = False  # the model was told once that it claimed an action with no call
+
+    @property
+    def asked(self) -> str:
+        """The person's words that started the turn."""
+        return next((m.text for m in self.new if isinstance(m, UserMessage)), "")

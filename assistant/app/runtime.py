@@ -17,6 +17,7 @@ from typing import Any
 from assistant.agent import Agent, Answer, EventSink, Person, Prompts, Turns
 from assistant.agent.approvals import ApprovalDesk
 from assistant.agent.commands import Commands, Reply
+from assistant.agent.local import LocalFirst
 from assistant.agent.scheduled import AgentTaskExecutor
 from assistant.app import (
     Setup,
@@ -126,6 +127,7 @@ class Runtime:
     model: Model
     deliveries: Deliveries
     outside: Outside | None = None  # servers and the tools folder, where tools are used
+    local: LocalFirst | None = None  # requests understood without the model
 
     async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
         """Whom a message is from, in their timezone (the configured one until they set one)."""
@@ -135,6 +137,8 @@ class Runtime:
 
     async def press(self, person: Person, data: str) -> Reply:
         """What a button does."""
+        if data.startswith("local:") and self.local is not None:
+            return await self.local.press(person, data)
         return await self.commands.press(person, data)
 
     async def decide(self, token: str, user_id: int, approve: bool) -> str:
@@ -163,6 +167,8 @@ class Runtime:
         """A slash command's reply, or the agent's answer to plain words (and attachments)."""
         welcome = await self._welcome_back(person.user_id)
         reply = await self.commands.handle(person, text)
+        if reply is None and self.local is not None and not attachments:
+            reply = await self.local.answer(person, text)
         result = reply or await self.turns.reply(person, text, sink, attachments=attachments)
         return replace(result, text=f"{welcome}\n\n{result.text}") if welcome else result
 
@@ -278,6 +284,10 @@ async def _build(
         return await gather(db, user_id, clock.now().isoformat())
 
     commands = Commands(services, people, audit, turns, clock, exporter=exporter)
+    local = None
+    if config.assistant.local_first:
+        no_model = model.reason if isinstance(model, UnconfiguredModel) else ""
+        local = LocalFirst(executor, desk, services, conversations, clock, no_model=no_model)
     return Runtime(
         setup=setup,
         db=db,
@@ -293,6 +303,7 @@ async def _build(
         model=model,
         deliveries=deliveries,
         outside=found,
+        local=local,
     )
 
 

@@ -57,9 +57,13 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
     owner = console_user(setup)
     channel = NoChannel()
     async with compose(setup, clock, channel, channel, owner=False, tools=True) as runtime:
-        if isinstance(runtime.model, UnconfiguredModel):
-            raise LLMError(runtime.model.reason)
         person = await runtime.person(owner, owner, "")
+        if runtime.local is not None and (reply := await runtime.local.understood(person, text)):
+            out.write(reply.text + "\n")
+            return Answer(reply.text, ending="answered")
+        if isinstance(runtime.model, UnconfiguredModel):
+            local = runtime.local
+            raise LLMError(local.without_model(text) if local else runtime.model.reason)
         printer = Printer(out)
         answer = await runtime.turns.reply(person, text, printer.show)
         printer.finish(answer)

@@ -24,7 +24,7 @@ _GRAMMAR = {
     "annually", "hourly", "st", "nd", "rd", "th", "a", "an",
 }
 # fmt: on
-_KNOWN = (
+KNOWN = (
     _GRAMMAR
     | set(vocabulary.UNITS)
     | set(vocabulary.WEEKDAYS)
@@ -89,7 +89,7 @@ class Reading:
     def unknown(self, part: str) -> ScheduleError:
         """The error for text that matched no form, naming its first unknown word."""
         for word in re.findall(r"[a-z]+", part):
-            if word not in _KNOWN:
+            if word not in KNOWN:
                 return self.fail(f"unknown word {word!r}")
         return self.fail("it matches none of the accepted forms")
 

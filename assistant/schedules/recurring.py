@@ -136,7 +136,7 @@ def _week_period(rest: str) -> tuple[int, str]:
     parts = rest.split()
     if parts[:2] == ["every", "other"]:
         weeks, tail = 2, parts[2:]
-    elif len(parts) > 2 and parts[0] == "every" and parts[1].isdigit() and parts[2] == "weeks":
+    elif len(parts) > 2 and parts[0] == "every" and parts[1].isdecimal() and parts[2] == "weeks":
         weeks, tail = int(parts[1]), parts[3:]
     else:
         return 1, rest
@@ -290,7 +290,7 @@ def _names_day_interval(rest: str) -> bool:
     """Whether ``rest`` holds a count of days or weeks (``3 days``, ``2w``); linear."""
     parts = vocabulary.tokens(rest)
     return any(
-        a[0].isdigit() and b in ("day", "days", "d", "week", "weeks", "w")
+        a[0].isdecimal() and b in ("day", "days", "d", "week", "weeks", "w")
         for a, b in pairwise(parts)
     )
 

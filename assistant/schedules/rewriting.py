@@ -57,7 +57,7 @@ def _more_clocks(read: Rewritten) -> Rewritten:
     parts = read.text.split()
     for index in range(2, len(parts)):
         word, before = parts[index], parts[index - 2]
-        if parts[index - 1] != "and" or not word.isdigit() or ":" not in before:
+        if parts[index - 1] != "and" or not word.isdecimal() or ":" not in before:
             continue
         hour = int(word)
         if not 13 <= hour <= 23 and hour != 0:
@@ -197,7 +197,7 @@ def _with_part(parts: list[str], part: str) -> list[str]:
     kept = [p for p in parts if p not in {"in", "the", "this", *_PARTS}]
     if part == "tonight" or ("this" in parts and not any(_names_day(p) for p in kept)):
         kept = ["today", *kept]
-    if kept[:1] == ["every"] and (len(kept) == 1 or kept[1][0].isdigit() or kept[1] == "at"):
+    if kept[:1] == ["every"] and (len(kept) == 1 or kept[1][0].isdecimal() or kept[1] == "at"):
         kept = ["every", "day", *kept[1:]]
     return kept
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 
@@ -75,7 +76,9 @@ class DayOfYear:
 
 
 def normalize(text: str) -> str:
-    """Lower case, single spaces, no trailing punctuation, ``a.m.`` as ``am``."""
+    """Lower case, single spaces, no trailing punctuation, ``a.m.`` as ``am``; compatibility
+    forms as their plain characters (``²`` and ``⑤`` as digits, full-width letters as ASCII)."""
+    text = unicodedata.normalize("NFKC", text)
     text = " ".join(text.strip().lower().split()).rstrip(".!")
     return (
         text.replace("a.m.", "am").replace("p.m.", "pm").replace("a.m", "am").replace("p.m", "pm")
@@ -109,7 +112,7 @@ def _amount(parts: list[str], i: int) -> tuple[float | None, int]:
     word = parts[i]
     if word == "half":
         return 0.5, i + (2 if parts[i + 1 : i + 2] in (["a"], ["an"]) else 1)
-    if word[0].isdigit():
+    if word[0].isdecimal():
         amount = float(word) if "." in word else int(word)
     elif word in NUMBER_WORDS:
         amount = NUMBER_WORDS[word]

@@ -1,0 +1,301 @@
+"""The local step: everyday requests understood from sentence templates, before the model.
+
+A message that one sentence of a language file reads whole (a reminder, a note, the lists,
+the time here or in a place, cancelling or pausing a task by its words) is acted on here, with
+no model: through the same tools, checks and audit as a model's call, its call id starting with
+``local-`` so the audit says it was understood locally. Cancelling and pausing always ask
+first, with the approval buttons. Days without a time ask for the time, with buttons.
+Anything else goes on to the model, or, when there is none, gets one honest line.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from assistant.agent.approver import ApprovalRequest, Approver
+from assistant.agent.commands import Button, Reply, task_buttons
+from assistant.agent.person import Person
+from assistant.agent.phrases import day, language_of, offset, say
+from assistant.clock import Clock
+from assistant.errors import ScheduleError
+from assistant.intents import Match, matcher, zone_of
+from assistant.intents.matcher import Check
+from assistant.llm.types import AssistantMessage, Message, ToolCall, UserMessage
+from assistant.memory.conversation import Conversations
+from assistant.schedules import Parsed
+from assistant.schedules.parse import read_schedule
+from assistant.schedules.schedule import is_recurring
+from assistant.schedules.words import may_be_schedule
+from assistant.tasks import Task
+from assistant.tools import Executor, ToolContext, ToolResult, ValidCall
+from assistant.tools.services import Services
+
+HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
+ASKED_FOR = timedelta(minutes=30)
+ASKED_MAX = 256
+NO_TIME = ("no time of day", "not at what time")
+Reading = Literal["once", "recurring", "no time", "no"]
+_ACTS = frozenset({"remind", "note", "cancel_task", "pause_task"})
+_POLITE = re.compile(
+    r"(?:hey,? |please,? )?(?:can|could|would|will) you\b|(?:пожалуйста,? )?(?:можешь|можете|"
+    r"не могли бы|не мог бы|ты можешь)\b",
+    re.IGNORECASE,
+)
+_LOOKS = {"note": "save_note", "list_tasks": "list_tasks", "list_notes": "list_notes"}
+_TAIL = re.compile(r"[\s,.;:!?]*(?:please|pls|thanks|thank you|пожалуйста|спасибо)?[\s,.;:!?]*$")
+_ID = re.compile(r"^[^:\n]*? ([0-9a-z]{4,12}): ", re.IGNORECASE)
+_FILLER = frozenset(
+    {"the", "my", "a", "to", "about", "for", "of", "reminder", "task", "о", "об", "про", "мое",
+     "моё", "мою", "напоминание", "задачу", "чтобы"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A reminder waiting for its time of day: whose, what, which days, until when."""
+
+    user_id: int
+    when: str
+    what: str
+    language: str
+    until: datetime
+
+
+class LocalFirst:
+    """Acts on requests a sentence template reads whole; None leaves a message to the model."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        approver: Approver,
+        services: Services,
+        conversations: Conversations,
+        clock: Clock,
+        *,
+        no_model: str = "",
+    ) -> None:
+        self._executor = executor
+        self._approver = approver
+        self._services = services
+        self._conversations = conversations
+        self._clock = clock
+        self._no_model = no_model  # why there is no model, when there is none
+        self._asked: OrderedDict[str, _Asked] = OrderedDict()
+
+    async def answer(self, person: Person, text: str) -> Reply | None:
+        """The reply to a request understood locally; else the honest line when there is no
+        model, or None for the model to answer."""
+        reply = await self.understood(person, text)
+        if reply is None and self._no_model:
+            return Reply(self.without_model(text))
+        return reply
+
+    async def understood(self, person: Person, text: str) -> Reply | None:
+        """The reply to a request a sentence reads whole, acted on; None when none does."""
+        found = matcher().match(text, self._checks(person))
+        if found is None or (found.intent in _ACTS and _questioned(text)):
+            return None
+        reply = await self._act(person, found)
+        await self._remember(person, text, reply.text)
+        return reply
+
+    def without_model(self, text: str) -> str:
+        """What works with no model, and how to set one up, in the language of ``text``."""
+        return say(language_of(text), "no_model", why=self._no_model)
+
+    async def press(self, person: Person, data: str) -> Reply:
+        """A time-of-day button under a reminder that named days but no time."""
+        _, _, rest = data.partition(":")
+        key, _, clock = rest.partition(":")
+        asked = self._asked.get(key)
+        if asked is None or asked.user_id != person.user_id:
+            return Reply(say("en", "expired"))
+        del self._asked[key]
+        if self._clock.now() > asked.until:
+            return Reply(say(asked.language, "expired"))
+        return await self._remind(person, f"{asked.when} {clock}", asked.what, asked.language)
+
+    def _checks(self, person: Person) -> dict[str, Check]:
+        return {
+            "when": lambda value: self._reads(value, person) != "no",
+            "repeat": lambda value: self._reads(value, person) == "recurring",
+            "place": _place,
+        }
+
+    def _reads(self, value: str, person: Person) -> Reading:
+        """How ``value`` reads as a schedule: once, recurring, days without a time, or not."""
+        if not may_be_schedule(value):
+            return "no"
+        try:
+            parsed = self._read(value, person)
+        except ScheduleError as exc:
+            return "no time" if any(n in str(exc) for n in NO_TIME) else "no"
+        return "recurring" if is_recurring(parsed.schedule) else "once"
+
+    def _read(self, when: str, person: Person) -> Parsed:
+        return read_schedule(when, person.timezone, self._clock.now(), self._services.min_interval)
+
+    async def _act(self, person: Person, found: Match) -> Reply:
+        slots, language = found.slots, found.language
+        if found.intent == "remind":
+            what = _TAIL.sub("", slots["what"]) or slots["what"]
+            return await self._remind(person, slots.get("when") or slots["repeat"], what, language)
+        if found.intent in ("cancel_task", "pause_task"):
+            return await self._change(person, found.intent, slots["item"], language)
+        if found.intent == "time_here":
+            return Reply(self._time(person.timezone, language))
+        if found.intent == "time_in":
+            return Reply(self._time_in(person.timezone, slots["place"], language))
+        tool, arguments = _LOOKS[found.intent], {}
+        if found.intent == "note":
+            arguments = {"content": _TAIL.sub("", slots["what"]) or slots["what"]}
+        return await self._run(person, tool, arguments)
+
+    async def _remind(self, person: Person, when: str, what: str, language: str) -> Reply:
+        try:
+            parsed = self._read(when, person)
+        except ScheduleError as exc:
+            if any(n in str(exc) for n in NO_TIME):
+                return self._which_time(person, when, what, language)
+            return Reply(str(exc))
+        if is_recurring(parsed.schedule):
+            arguments = {"schedule": when, "description": what}
+            return await self._run(person, "add_recurring_task", arguments)
+        return await self._run(person, "add_reminder", {"when": when, "message": what})
+
+    def _which_time(self, person: Person, when: str, what: str, language: str) -> Reply:
+        key = secrets.token_urlsafe(6)
+        self._asked[key] = _Asked(
+            person.user_id, when, what, language, self._clock.now() + ASKED_FOR
+        )
+        while len(self._asked) > ASKED_MAX:
+            self._asked.popitem(last=False)
+        example = f"{when} 9:00"
+        text = say(language, "which_time", what=what, when=when, example=example)
+        return Reply(text, (tuple(Button(h, f"local:{key}:{h}") for h in HOURS),))
+
+    async def _run(self, person: Person, tool: str, arguments: Mapping[str, object]) -> Reply:
+        """One tool call, checked, approved when its tool asks for it, run and audited."""
+        context = self._context(person)
+        checked = await self._executor.check(_call(tool, arguments), context)
+        if isinstance(checked, ToolResult):
+            return Reply(checked.content)
+        if (reason := checked.tool.approval_reason(checked.arguments)) is not None:
+            return await self._ask(person, checked, context, reason, "en")
+        [result] = await self._executor.execute([checked], context)
+        return Reply(result.content, await self._buttons(person, result))
+
+    async def _buttons(self, person: Person, result: ToolResult) -> tuple[tuple[Button, ...], ...]:
+        """The usual buttons under a task just made, so a misread is one press from undone."""
+        made = _ID.match(result.content)
+        if (
+            result.is_error
+            or made is None
+            or result.name not in ("add_reminder", "add_recurring_task")
+        ):
+            return ()
+        tasks = self._services.tasks
+        task = await tasks.get(person.user_id, made.group(1)) if tasks else None
+        return (task_buttons(task),) if task else ()
+
+    async def _change(self, person: Person, intent: str, item: str, language: str) -> Reply:
+        """Cancel or pause a task named by its words: always confirmed with a button first."""
+        tasks = self._services.tasks
+        mine = await tasks.list_tasks(person.user_id) if tasks else []
+        matching = [t for t in mine if _names(item, t)]
+        if not matching:
+            return Reply(say(language, "no_task", item=item))
+        if len(matching) > 1:
+            text = say(language, "several", item=item)
+            return Reply(text, tuple(task_buttons(t) for t in matching[:10]))
+        task, tool = matching[0], "cancel_task" if intent == "cancel_task" else "pause_task"
+        context = self._context(person)
+        checked = await self._executor.check(_call(tool, {"task_id": task.id}), context)
+        if isinstance(checked, ToolResult):
+            return Reply(checked.content)
+        verb = say(language, "cancel" if tool == "cancel_task" else "pause")
+        action = f"{verb} {task.id} “{task.description}” — {task.schedule_text}"
+        return await self._ask(
+            person, checked, context, f"understood without a model: {action}", language
+        )
+
+    async def _ask(
+        self, person: Person, checked: ValidCall, context: ToolContext, reason: str, language: str
+    ) -> Reply:
+        request = ApprovalRequest(
+            person.user_id, person.chat_id, person.timezone, context.request_id,
+            checked.call.id, checked.tool.name, checked.json_arguments, reason,
+        )  # fmt: skip
+        if await self._approver.ask(request):
+            return Reply(say(language, "confirm", action=reason.partition(": ")[2] or reason))
+        await self._executor.refuse(checked, context, "not run: nobody could be asked to confirm")
+        return Reply(say(language, "not_asked"))
+
+    def _time(self, zone: str, language: str) -> str:
+        local = self._clock.now().astimezone(ZoneInfo(zone))
+        return say(
+            language, "time_here", clock=f"{local:%H:%M}", day=day(local, language), zone=zone
+        )
+
+    def _time_in(self, mine: str, place: str, language: str) -> str:
+        zone = zone_of(place)
+        if zone is None:
+            return say(language, "unknown_place", place=place)
+        now = self._clock.now()
+        there, here = now.astimezone(ZoneInfo(zone)), now.astimezone(ZoneInfo(mine))
+        gap = round(
+            ((there.utcoffset() or timedelta()) - (here.utcoffset() or timedelta())).total_seconds()
+            / 60
+        )
+        return say(
+            language, "time_in", place=place, clock=f"{there:%H:%M}", day=day(there, language),
+            zone=zone, offset=offset(gap, language),
+        )  # fmt: skip
+
+    def _context(self, person: Person) -> ToolContext:
+        request_id = f"local-{uuid.uuid4().hex[:12]}"
+        return ToolContext(
+            person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
+        )
+
+    async def _remember(self, person: Person, text: str, reply: str) -> None:
+        """The exchange joins the conversation, so the model later knows what was done."""
+        if self._services.conversations is None:
+            return
+        turn = f"local-{uuid.uuid4().hex[:12]}"
+        messages: list[Message] = [UserMessage(text), AssistantMessage(reply)]
+        await self._conversations.append(person.chat_id, person.user_id, turn, messages)
+
+
+def _questioned(text: str) -> bool:
+    """A question that is not a polite request: "remember that time we...?" acts on nothing."""
+    return text.rstrip().endswith("?") and not _POLITE.match(text.strip())
+
+
+def _call(tool: str, arguments: Mapping[str, object]) -> ToolCall:
+    return ToolCall(f"local-{uuid.uuid4().hex[:12]}", tool, dict(arguments))
+
+
+def _place(value: str) -> bool:
+    return zone_of(value) is not None or value[:1].isupper()
+
+
+def _names(item: str, task: Task) -> bool:
+    """Whether every word of ``item`` (its fillers aside) starts a word of the task's text."""
+    wanted = [w for w in _stems(item) if w not in _FILLER]
+    have = _stems(f"{task.description} {task.id}")
+    return bool(wanted) and all(
+        any(h.startswith(w[: max(3, len(w) - 2)]) for h in have) for w in wanted
+    )
+
+
+def _stems(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.casefold().replace("ё", "е"))

@@ -1,0 +1,45 @@
+"""The sentence files, one a language: read, checked and expanded into one matcher.
+
+A third language is a new ``sentences/<code>.toml``, not new code.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from assistant.errors import ConfigError
+from assistant.intents.matcher import Matcher
+from assistant.intents.templates import Ending, Graph
+
+INTENTS = frozenset(
+    {"remind", "note", "list_tasks", "list_notes", "time_here", "time_in", "cancel_task",
+     "pause_task"}
+)  # fmt: skip
+
+
+@cache
+def matcher() -> Matcher:
+    """The matcher of every sentence file shipped with the assistant."""
+    folder = resources.files("assistant.intents") / "sentences"
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name)
+    graph = Graph()
+    for file in files:
+        read(graph, tomllib.loads(file.read_text("utf-8")), file.name)
+    return Matcher(graph)
+
+
+def read(graph: Graph, data: dict[str, Any], name: str) -> None:
+    """Add one language file's sentences to ``graph``; a clear error names what is wrong."""
+    language = data.get("language")
+    if not isinstance(language, str) or not language:
+        raise ConfigError(f'{name}: say which language it is: language = "en"')
+    rules = data.get("rules", {})
+    for intent, body in data.get("intents", {}).items():
+        if intent not in INTENTS:
+            known = ", ".join(sorted(INTENTS))
+            raise ConfigError(f"{name}: unknown intent {intent!r}; known: {known}")
+        for template in body.get("sentences", []):
+            graph.add(template, rules, Ending(intent, language))

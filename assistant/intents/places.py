@@ -1,0 +1,45 @@
+"""Places people name, in English and Russian, and the IANA zone each is in.
+
+The table (``data/places.tsv``) holds the 1,000 largest cities, every city an IANA zone is
+named after and the countries, from GeoNames; ``docs/places_from_geonames.py`` builds it. A
+Russian name is looked up as written and then in its nominative forms (``в Москве`` → Москва,
+``в Казани`` → Казань, ``в Германии`` → Германия).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+# Locative endings and the nominative ones they may come from, longest first.
+_RUSSIAN_CASES = (("ии", ("ия",)), ("е", ("", "а", "я", "ь", "о")), ("и", ("ь", "я", "а")))
+_ARTICLES = ("the ",)
+
+
+@cache
+def _table() -> dict[str, str]:
+    text = (resources.files("assistant.intents") / "data" / "places.tsv").read_text("utf-8")
+    lines = (line for line in text.splitlines() if line and line[0] != "#")
+    return dict(line.split("\t", 1) for line in lines)
+
+
+def zone_of(place: str) -> str | None:
+    """The IANA zone of a city or country named in English or Russian, or None."""
+    name = " ".join(place.casefold().replace("ё", "е").replace("’", "'").strip(" .,!?").split())
+    table = _table()
+    if name in table:
+        return table[name]
+    for article in _ARTICLES:
+        name = name.removeprefix(article)
+    for ending, nominatives in _RUSSIAN_CASES:
+        if name.endswith(ending):
+            stem = name[: -len(ending)]
+            for nominative in nominatives:
+                if (found := table.get(stem + nominative)) is not None:
+                    return found
+    return None
+
+
+def count() -> int:
+    """How many names the table knows."""
+    return len(_table())
