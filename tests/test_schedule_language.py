@@ -150,7 +150,7 @@ def test_bad_one_shots_are_explained(text: str, reason: str) -> None:
         ("32nd of every month 9am", "a month has no day 32"),
         ("weekdays 25:00", "hours go 0–23"),
         ("daily", "not at what time"),
-        ("every 2 days at 9am", "not with an interval of days"),
+        ("every 400 days at 9am", "every n days goes from 1 to 366 days"),
         ("@reboot", "it is not one of @yearly"),
         ("9am", "it gives a time but not which days"),
     ],

@@ -17,7 +17,6 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
 from zoneinfo import ZoneInfo
 
 from assistant.agent.approver import ApprovalRequest, Approver
@@ -26,14 +25,13 @@ from assistant.agent.person import Person
 from assistant.agent.phrases import day, language_of, offset, say
 from assistant.clock import Clock
 from assistant.errors import ScheduleError
-from assistant.intents import Match, matcher, zone_of
-from assistant.intents.matcher import Check
+from assistant.intents import Match, zone_of
+from assistant.intents.understanding import missing_time, understand
 from assistant.llm.types import AssistantMessage, Message, ToolCall, UserMessage
 from assistant.memory.conversation import Conversations
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
-from assistant.schedules.words import may_be_schedule
 from assistant.tasks import Task
 from assistant.tools import Executor, ToolContext, ToolResult, ValidCall
 from assistant.tools.services import Services
@@ -41,14 +39,6 @@ from assistant.tools.services import Services
 HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
 ASKED_FOR = timedelta(minutes=30)
 ASKED_MAX = 256
-NO_TIME = ("no time of day", "not at what time")
-Reading = Literal["once", "recurring", "no time", "no"]
-_ACTS = frozenset({"remind", "note", "cancel_task", "pause_task"})
-_POLITE = re.compile(
-    r"(?:hey,? |please,? )?(?:can|could|would|will) you\b|(?:пожалуйста,? )?(?:можешь|можете|"
-    r"не могли бы|не мог бы|ты можешь)\b",
-    re.IGNORECASE,
-)
 _LOOKS = {"note": "save_note", "list_tasks": "list_tasks", "list_notes": "list_notes"}
 _TAIL = re.compile(r"[\s,.;:!?]*(?:please|pls|thanks|thank you|пожалуйста|спасибо)?[\s,.;:!?]*$")
 _ID = re.compile(r"^[^:\n]*? ([0-9a-z]{4,12}): ", re.IGNORECASE)
@@ -100,8 +90,9 @@ class LocalFirst:
 
     async def understood(self, person: Person, text: str) -> Reply | None:
         """The reply to a request a sentence reads whole, acted on; None when none does."""
-        found = matcher().match(text, self._checks(person))
-        if found is None or (found.intent in _ACTS and _questioned(text)):
+        now, least = self._clock.now(), self._services.min_interval
+        found = understand(text, person.timezone, now, least)
+        if found is None:
             return None
         reply = await self._act(person, found)
         await self._remember(person, text, reply.text)
@@ -122,23 +113,6 @@ class LocalFirst:
         if self._clock.now() > asked.until:
             return Reply(say(asked.language, "expired"))
         return await self._remind(person, f"{asked.when} {clock}", asked.what, asked.language)
-
-    def _checks(self, person: Person) -> dict[str, Check]:
-        return {
-            "when": lambda value: self._reads(value, person) != "no",
-            "repeat": lambda value: self._reads(value, person) == "recurring",
-            "place": _place,
-        }
-
-    def _reads(self, value: str, person: Person) -> Reading:
-        """How ``value`` reads as a schedule: once, recurring, days without a time, or not."""
-        if not may_be_schedule(value):
-            return "no"
-        try:
-            parsed = self._read(value, person)
-        except ScheduleError as exc:
-            return "no time" if any(n in str(exc) for n in NO_TIME) else "no"
-        return "recurring" if is_recurring(parsed.schedule) else "once"
 
     def _read(self, when: str, person: Person) -> Parsed:
         return read_schedule(when, person.timezone, self._clock.now(), self._services.min_interval)
@@ -163,7 +137,7 @@ class LocalFirst:
         try:
             parsed = self._read(when, person)
         except ScheduleError as exc:
-            if any(n in str(exc) for n in NO_TIME):
+            if missing_time(exc):
                 return self._which_time(person, when, what, language)
             return Reply(str(exc))
         if is_recurring(parsed.schedule):
@@ -275,17 +249,8 @@ class LocalFirst:
         await self._conversations.append(person.chat_id, person.user_id, turn, messages)
 
 
-def _questioned(text: str) -> bool:
-    """A question that is not a polite request: "remember that time we...?" acts on nothing."""
-    return text.rstrip().endswith("?") and not _POLITE.match(text.strip())
-
-
 def _call(tool: str, arguments: Mapping[str, object]) -> ToolCall:
     return ToolCall(f"local-{uuid.uuid4().hex[:12]}", tool, dict(arguments))
-
-
-def _place(value: str) -> bool:
-    return zone_of(value) is not None or value[:1].isupper()
 
 
 def _names(item: str, task: Task) -> bool:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from assistant.errors import ScheduleError
+from assistant.schedules import bounds
 from assistant.schedules.oneshot import ONCE_FORMS, parse_once
 from assistant.schedules.parsed import MIN_INTERVAL, Parsed, Reading, check_length, zone_named
-from assistant.schedules.recurring import parse_recurring
-from assistant.schedules.rewriting import rewrite
+from assistant.schedules.recurring import RECURRING_FORMS, parse_recurring
+from assistant.schedules.rewriting import Rewritten, rewrite
 
 
 def read_schedule(
@@ -26,6 +28,11 @@ def read_schedule(
     canonical = rewrite(text, zone, now)
     if canonical.problem:
         raise Reading(text, zone, now, ONCE_FORMS).fail(canonical.problem)
+    main, limits = bounds.split(canonical.text)
+    if limits:
+        return _bounded(
+            text, zone, now, min_interval, rewritten=replace(canonical, text=main), limits=limits
+        )
     if repeating:
         try:
             return parse_recurring(text, zone, now, min_interval, canonical)
@@ -38,6 +45,28 @@ def read_schedule(
             return parse_recurring(text, zone, now, min_interval, canonical)
         except ScheduleError as recurring_error:
             raise _clearer(once_error, recurring_error) from None
+
+
+def _bounded(
+    text: str,
+    zone: str,
+    now: datetime,
+    min_interval: timedelta,
+    *,
+    rewritten: Rewritten,
+    limits: bounds.Bounds,
+) -> Parsed:
+    """A repeating schedule with a start, an end or a number of times."""
+    reading = Reading.of(text, zone, now, RECURRING_FORMS, rewritten)
+    try:
+        parsed = parse_recurring(text, zone, now, min_interval, rewritten)
+    except ScheduleError:
+        try:
+            parse_once(text, zone, now, rewritten)
+        except ScheduleError:
+            raise
+        raise reading.fail(bounds.ONLY_REPEATING) from None
+    return bounds.bounded(reading, parsed, limits)
 
 
 def _clearer(once: ScheduleError, recurring: ScheduleError) -> ScheduleError:

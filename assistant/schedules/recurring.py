@@ -9,7 +9,7 @@ from itertools import pairwise
 from croniter import croniter
 
 from assistant.errors import ScheduleError
-from assistant.schedules import vocabulary
+from assistant.schedules import periods, vocabulary
 from assistant.schedules.parsed import (
     MAX_AHEAD,
     MIN_INTERVAL,
@@ -50,7 +50,7 @@ _ORDINALS = {
     "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
     "fifth": 5, "5th": 5, "last": -1,
 }  # fmt: skip
-_SPOKEN = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+_SPOKEN = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"}
 _MONTH_FILLER = frozenset({"every", "each", "on", "the", "of", "month", "monthly", "a", "in"})
 _WEEKDAYS = ("weekday", "weekdays", "workday", "workdays")
 _WEEKENDS = ("weekend", "weekends", "weekend day", "weekend days")
@@ -87,6 +87,8 @@ def parse_recurring(
     rest = t
     for found in reversed(times):
         rest = without(rest, found.start, found.end)
+    if len(times) == 1 and (counted := periods.counted(reading, rest, times[0])):
+        return counted
     weeks, rest = _week_period(rest)
     expr, said = _calendar(reading, re.sub(r"\s+and$", "", rest), times[0])
     if len(times) > 1:
@@ -202,8 +204,12 @@ def _check_gap(reading: Reading, schedule: Cron, first: datetime) -> None:
 
 def _interval(reading: Reading, t: str) -> Parsed:
     body = re.sub(r"^(?:every|each)\s+", "", t)
+    window = body.endswith(periods.WORK_HOURS)
+    body = body.removesuffix(periods.WORK_HOURS)
     body = {"hourly": "1h", "hour": "1h", "minute": "1m"}.get(body, body)
     seconds = vocabulary.duration(body)
+    if window and seconds:
+        return periods.work_hours(reading, seconds)
     if seconds is None:
         if _names_days(reading, body):
             raise reading.fail("it says which days but not at what time, as in 'daily 9am'")
@@ -283,7 +289,16 @@ def _dated(reading: Reading, rest: str, tod: vocabulary.TimeOfDay) -> tuple[str,
         return _nth(found, tod)
     if match := _YEARLY.fullmatch(rest):
         return _yearly(reading, match[1] or match[2], tod)
+    if _a_day_of_the_year(rest):  # every july 4th
+        return _yearly(reading, rest, tod)
     return None
+
+
+def _a_day_of_the_year(rest: str) -> bool:
+    try:
+        return vocabulary.day_of_year(rest.removeprefix("the ")) is not None
+    except ValueError:
+        return True  # a day of the year that does not exist: _yearly says why
 
 
 def _names_day_interval(rest: str) -> bool:
@@ -303,28 +318,28 @@ def _weekday_list(rest: str) -> list[int]:
     return sorted({d for d in days if d is not None})
 
 
-def _nth_of_month(rest: str) -> tuple[int, int | None] | None:
+def _nth_of_month(rest: str) -> tuple[tuple[int, ...], int | None] | None:
     """``first friday of every month``, ``every 2nd tuesday``, ``last day of the month``: which
     one (-1 for the last) and the weekday (None for a day of the month)."""
-    kept = [w for w in rest.split() if w not in _MONTH_FILLER]
-    if len(kept) != 2 or kept[0] not in _ORDINALS:
+    kept = [w for w in rest.replace(",", " ").split() if w not in _MONTH_FILLER and w != "and"]
+    if len(kept) < 2 or any(w not in _ORDINALS for w in kept[:-1]):
         return None
-    which = _ORDINALS[kept[0]]
-    if kept[1] == "day":
-        return (which, None) if which == -1 else None
-    day = vocabulary.weekday(kept[1])
+    which = tuple(sorted({_ORDINALS[w] for w in kept[:-1]}, key=lambda n: n if n > 0 else 9))
+    if kept[-1] == "day":
+        return (which, None) if which == (-1,) else None
+    day = vocabulary.weekday(kept[-1])
     return (which, day) if day is not None else None
 
 
-def _nth(found: tuple[int, int | None], tod: vocabulary.TimeOfDay) -> tuple[str, str]:
+def _nth(found: tuple[tuple[int, ...], int | None], tod: vocabulary.TimeOfDay) -> tuple[str, str]:
     which, day = found
     at = f"{tod.minute} {tod.hour}"
     if day is None:
         return f"{at} L * *", f"on the last day of every month at {tod}"
     name, cron_day = vocabulary.DAY_NAMES[day], (day + 1) % 7
-    if which == -1:
-        return f"{at} * * L{cron_day}", f"on the last {name} of every month at {tod}"
-    return f"{at} * * {cron_day}#{which}", f"on the {_SPOKEN[which]} {name} of every month at {tod}"
+    fields = ",".join(f"L{cron_day}" if n == -1 else f"{cron_day}#{n}" for n in which)
+    spoken = vocabulary.listing([_SPOKEN[n] for n in which])
+    return f"{at} * * {fields}", f"on the {spoken} {name} of every month at {tod}"
 
 
 def _monthly(reading: Reading, day: int, tod: vocabulary.TimeOfDay) -> tuple[str, str]:

@@ -127,11 +127,14 @@ def _clock_phrases(text: str) -> str:
 
 
 def _dates(text: str) -> str:
-    """``12/25`` (month/day) and ``25.12.`` (day.month), with a year or without, as words."""
+    """``12/25`` (month/day, or day/month when the first cannot be a month: ``25/12``) and
+    ``25.12.`` (day.month), with a year or without, as words."""
 
     def spelled(match: re.Match[str]) -> str:
         first, second = int(match[1]), int(match[3])
         month, day = (first, second) if match[2] == "/" else (second, first)
+        if match[2] == "/" and first > 12 >= second:  # 25/12: the day cannot be a month
+            month, day = second, first
         if not 1 <= month <= 12:
             return match[0]
         year = match[4] or ""

@@ -31,6 +31,7 @@ MINUTE = timedelta(minutes=1)
 LONGEST_GAP_MINUTES = 24 * 60 + 1
 MAX_COUNTED = 1000
 DST_REACH = timedelta(hours=3)  # more than any offset change
+PERIOD_TRIES = 2000  # matches of a cron looked at for one in its period (every 12 months: 365)
 
 
 @dataclass(frozen=True)
@@ -45,32 +46,45 @@ class Once:
 
 @dataclass(frozen=True)
 class Interval:
-    """Runs every ``seconds`` of elapsed time, on the grid that starts at ``anchor``."""
+    """Runs every ``seconds`` of elapsed time, on the grid that starts at ``anchor``; none
+    after ``until``."""
 
     seconds: int
     anchor: datetime
     zone: str
+    until: datetime | None = None
 
     kind: Literal["interval"] = "interval"
 
 
 @dataclass(frozen=True)
 class Cron:
-    """Runs whenever the five-field cron expression matches the wall clock in ``zone``; with
-    ``every_weeks`` above 1, only in every n-th week counted from the week of ``anchor``."""
+    """Runs whenever the five-field cron expression matches the wall clock in ``zone``; none
+    after ``until``. With a period above 1, only in every n-th week, day or month counted from
+    ``anchor``: the Monday of the first run's week, or the first run's day or month."""
 
     expr: str
     zone: str
     every_weeks: int = 1
-    anchor: date | None = None  # the Monday of the first run's week
+    anchor: date | None = None
+    every_days: int = 1
+    every_months: int = 1
+    until: datetime | None = None
 
     kind: Literal["cron"] = "cron"
 
-    def on_week(self, local: date) -> bool:
-        """Whether ``local`` falls in one of the schedule's weeks."""
-        if self.every_weeks <= 1 or self.anchor is None:
+    def in_period(self, local: date) -> bool:
+        """Whether ``local`` falls in one of the schedule's weeks, days or months."""
+        if self.anchor is None:
             return True
-        return ((local - self.anchor).days // 7) % self.every_weeks == 0
+        if self.every_days > 1:
+            return (local - self.anchor).days % self.every_days == 0
+        if self.every_months > 1:
+            months = (local.year - self.anchor.year) * 12 + local.month - self.anchor.month
+            return months % self.every_months == 0
+        if self.every_weeks > 1:
+            return ((local - self.anchor).days // 7) % self.every_weeks == 0
+        return True
 
 
 Schedule = Once | Interval | Cron
@@ -85,6 +99,11 @@ def next_after(schedule: Schedule, after: datetime) -> datetime | None:
     """The first run strictly after ``after`` (UTC), or None when there is none."""
     if isinstance(schedule, Once):
         return schedule.at if schedule.at > after else None
+    run = _next_repeat(schedule, after)
+    return None if schedule.until is not None and run > schedule.until else run
+
+
+def _next_repeat(schedule: Interval | Cron, after: datetime) -> datetime:
     if isinstance(schedule, Interval):
         step = timedelta(seconds=schedule.seconds)
         if after < schedule.anchor:
@@ -93,9 +112,11 @@ def next_after(schedule: Schedule, after: datetime) -> datetime | None:
     if isinstance(schedule, Cron):
         zone = ZoneInfo(schedule.zone)
         run = _next_cron(schedule.expr, zone, after)
-        while not schedule.on_week(run.astimezone(zone).date()):
+        for _ in range(PERIOD_TRIES):
+            if schedule.in_period(run.astimezone(zone).date()):
+                return run
             run = _next_cron(schedule.expr, zone, run)
-        return run
+        raise ScheduleError(f"the schedule {schedule.expr!r} never falls in its period")
     assert_never(schedule)
 
 
@@ -104,7 +125,7 @@ def latest_due(schedule: Schedule, slot: datetime, now: datetime) -> tuple[datet
 
     The count stops at ``MAX_COUNTED``; past it only the last run is looked for, a day back.
     """
-    if isinstance(schedule, Interval) and now >= slot:
+    if isinstance(schedule, Interval) and now >= slot and schedule.until is None:
         step = timedelta(seconds=schedule.seconds)
         skipped = (now - slot) // step
         return slot + skipped * step, skipped
@@ -208,9 +229,22 @@ def to_json(schedule: Schedule) -> str:
         data |= {"seconds": schedule.seconds, "anchor": schedule.anchor.isoformat()}
     else:
         data["cron"] = schedule.expr
-        if schedule.every_weeks > 1 and schedule.anchor is not None:
-            data |= {"weeks": schedule.every_weeks, "week_of": schedule.anchor.isoformat()}
+        data |= _periods(schedule)
+    if not isinstance(schedule, Once) and schedule.until is not None:
+        data["until"] = schedule.until.isoformat()
     return _COMPACT.encode(data)
+
+
+def _periods(schedule: Cron) -> dict[str, Any]:
+    if schedule.anchor is None:
+        return {}
+    if schedule.every_weeks > 1:
+        return {"weeks": schedule.every_weeks, "week_of": schedule.anchor.isoformat()}
+    if schedule.every_days > 1:
+        return {"days": schedule.every_days, "from": schedule.anchor.isoformat()}
+    if schedule.every_months > 1:
+        return {"months": schedule.every_months, "from": schedule.anchor.isoformat()}
+    return {}
 
 
 def from_json(text: str) -> Schedule:
@@ -219,9 +253,19 @@ def from_json(text: str) -> Schedule:
     kind: ScheduleKind = data["kind"]
     if kind == "once":
         return Once(datetime.fromisoformat(data["at"]), data["zone"])
+    until = datetime.fromisoformat(data["until"]) if "until" in data else None
     if kind == "interval":
-        return Interval(int(data["seconds"]), datetime.fromisoformat(data["anchor"]), data["zone"])
+        anchor = datetime.fromisoformat(data["anchor"])
+        return Interval(int(data["seconds"]), anchor, data["zone"], until)
     if kind == "cron":
-        week_of = date.fromisoformat(data["week_of"]) if "week_of" in data else None
-        return Cron(data["cron"], data["zone"], int(data.get("weeks", 1)), week_of)
+        since = data.get("week_of") or data.get("from")
+        return Cron(
+            data["cron"],
+            data["zone"],
+            int(data.get("weeks", 1)),
+            date.fromisoformat(since) if since else None,
+            int(data.get("days", 1)),
+            int(data.get("months", 1)),
+            until,
+        )
     assert_never(kind)

@@ -1,0 +1,64 @@
+"""A message understood: the sentence that reads it whole, its slots checked by the schedule
+language (a time, or days waiting for a time) and the table of places."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Literal
+
+from assistant.errors import ScheduleError
+from assistant.intents.languages import matcher
+from assistant.intents.matcher import Check, Match
+from assistant.intents.places import zone_of
+from assistant.schedules.parse import read_schedule
+from assistant.schedules.schedule import is_recurring
+from assistant.schedules.words import may_be_schedule
+
+Reading = Literal["once", "recurring", "no time", "no"]
+NO_TIME = ("no time of day", "not at what time")
+ACTS = frozenset({"remind", "note", "cancel_task", "pause_task"})  # they change something
+_POLITE = re.compile(
+    r"(?:hey,? |please,? )?(?:can|could|would|will) you\b"
+    r"|(?:пожалуйста,? )?(?:можешь|можете|не могли бы|не мог бы|ты можешь)\b",
+    re.IGNORECASE,
+)
+
+
+def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> Match | None:
+    """What ``text`` asks for, when one sentence reads all of it; None leaves it to the model."""
+    checks: dict[str, Check] = {
+        "when": lambda value: reads(value, zone, now, min_interval) != "no",
+        "repeat": lambda value: reads(value, zone, now, min_interval) == "recurring",
+        "place": _place,
+    }
+    found = matcher().match(text, checks)
+    if found is None or (found.intent in ACTS and _questioned(text)):
+        return None
+    return found
+
+
+def reads(value: str, zone: str, now: datetime, min_interval: timedelta) -> Reading:
+    """How ``value`` reads as a schedule: once, recurring, days without a time, or not."""
+    if not may_be_schedule(value):
+        return "no"
+    try:
+        parsed = read_schedule(value, zone, now, min_interval)
+    except ScheduleError as exc:
+        return "no time" if missing_time(exc) else "no"
+    return "recurring" if is_recurring(parsed.schedule) else "once"
+
+
+def missing_time(error: ScheduleError) -> bool:
+    """Whether the schedule named days but no time of day."""
+    return any(n in str(error) for n in NO_TIME)
+
+
+def _questioned(text: str) -> bool:
+    """A question that is not a polite request: "remember that time we...?" acts on nothing."""
+    return text.rstrip().endswith("?") and not _POLITE.match(text.strip())
+
+
+def _place(value: str) -> bool:
+    """A known place, or a name that looks like one (said unknown rather than misread)."""
+    return zone_of(value) is not None or all(word[:1].isupper() for word in value.split())
