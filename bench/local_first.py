@@ -26,7 +26,13 @@ from assistant.intents import matcher, understand  # noqa: E402
 NOW = datetime(2026, 11, 27, 8, 0, tzinfo=UTC)
 ZONE = "Europe/Berlin"
 LEAST = timedelta(minutes=1)
-KEY = {"remind": "what", "note": "what", "time_in": "place", "cancel_task": "item", "pause_task": "item"}
+KEY = {
+    "remind": "what",
+    "note": "what",
+    "time_in": "place",
+    "cancel_task": "item",
+    "pause_task": "item",
+}
 ADVERSARIAL = [
     "remind me " + "to " * 96,
     "remind me to " + "in 5 minutes " * 22,
@@ -66,7 +72,11 @@ def accuracy() -> tuple[int, int, int, int, list[str]]:
     wrong = []
     for text, intent, key in LABELLED:
         found = understand(text, ZONE, NOW, LEAST)
-        got = (found.intent, found.slots.get(KEY.get(found.intent, ""), None)) if found else (None, None)
+        got = (
+            (found.intent, found.slots.get(KEY.get(found.intent, ""), None))
+            if found
+            else (None, None)
+        )
         want = (intent, key)
         traps += intent is None
         if got == want or (intent is not None and got[0] == intent and key is None):
