@@ -5,11 +5,14 @@ Install (benchmark only, never in the test command):
     .venv/bin/pip install xllamacpp==2026.10.11549          # llama.cpp server for Python
 
 Run: .venv/bin/python bench/local_model.py [--modes=native,text,grammar,auto] [--quick] [--verbose]
+    [--local-first=both|on|off]
 
 Each everyday request runs in a chat of its own, then all of them again in one long shared
 chat, per tool mode. Printed per mode: parseable calls, the right tool, valid arguments, tasks
 really created (read from the database), context errors, answers that claim an action that
-did not happen, and latency p50/p95.
+did not happen, and latency p50/p95. Messages go in as a channel sends them, so with
+``local_first`` on (the default) the everyday ones are understood before the model sees them;
+``--local-first=both`` (the default here) runs each mode with it off, then on.
 """
 
 from __future__ import annotations
@@ -131,12 +134,13 @@ while True:
         process.wait()
 
 
-async def run_mode(base_url: str, mode: str, quick: bool) -> Tally:
+async def run_mode(base_url: str, mode: str, quick: bool, local_first: bool) -> Tally:
     tally = Tally()
     requests = REQUESTS[:8] if quick else REQUESTS
     with tempfile.TemporaryDirectory() as folder:
         raw = {
-            "assistant": {"data_dir": folder, "timezone": "Europe/Berlin"},
+            "assistant": {"data_dir": folder, "timezone": "Europe/Berlin",
+                          "local_first": local_first},
             "telegram": {"allowed_user_ids": [1]},
             "llm": {"base_url": base_url, "api_key_env": "NO_KEY_NEEDED", "model": "smollm2",
                     "tool_mode": mode, "stream": False, "max_tokens": 256,
@@ -161,22 +165,23 @@ async def one_turn(runtime, person: Person, text: str, tool: str | None, tally: 
     async with runtime.db.read() as session:
         before = (await session.fetchone("SELECT COALESCE(MAX(id), 0) FROM audit"))[0]
     started = time.perf_counter()
-    answer = await runtime.turns.reply(person, text)
+    answer = await runtime.answer(person, text)  # as a channel sends it: local step first
     tally.seconds.append(time.perf_counter() - started)
     tally.turns += 1
     async with runtime.db.read() as session:
         calls = await session.fetchall(
             "SELECT tool, outcome FROM audit WHERE id > ? ORDER BY id", (before,)
         )
-    failed = answer.ending == "error"
+    failed = getattr(answer, "ending", "answered") == "error"  # a local reply has no ending
     tally.context_errors += "context window" in answer.text
     # A chat is locked when a failed turn makes its next turn fail too.
     tally.locked += failed and tally.failed_last.get(person.chat_id, False)
     tally.failed_last[person.chat_id] = failed
     ran = {row[0] for row in calls if row[1] == "ok"}
     if VERBOSE:
+        ending = getattr(answer, "ending", "local")
         print(f"  {text[:40]!r:44} want {tool}: {[tuple(r) for r in calls]} -> "
-              f"{answer.ending}: {answer.text[:80]!r}", flush=True)  # fmt: skip
+              f"{ending}: {answer.text[:80]!r}", flush=True)  # fmt: skip
     if tool is not None:
         tally.calling_turns += 1
         tally.parseable += bool(calls)
@@ -194,26 +199,30 @@ def percent(part: int, whole: int) -> str:
     return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
 
 
+def _option(prefix: str, default: str) -> str:
+    return next((a.removeprefix(prefix) for a in sys.argv[1:] if a.startswith(prefix)), default)
+
+
 def main() -> None:
-    modes = ["native", "text", "grammar", "auto"]
-    for argument in sys.argv[1:]:
-        if argument.startswith("--modes="):
-            modes = argument.split("=", 1)[1].split(",")
+    modes = _option("--modes=", "native,text,grammar,auto").split(",")
     quick = "--quick" in sys.argv
+    local = {"on": [True], "off": [False]}.get(_option("--local-first=", "both"), [False, True])
     with llama_server(free_port()) as base_url:
-        for mode in modes:
-            t = asyncio.run(run_mode(base_url, mode, quick))
+        for mode, local_first in ((m, f) for m in modes for f in local):
+            t = asyncio.run(run_mode(base_url, mode, quick, local_first))
             ordered = sorted(t.seconds)
             p95 = ordered[int(0.95 * (len(ordered) - 1))]
+            label = f"{mode}, local first {'on' if local_first else 'off'}"
             print(
-                f"{mode:>7}: parseable calls {percent(t.parseable, t.calling_turns)}, "
+                f"{label}: parseable calls {percent(t.parseable, t.calling_turns)}, "
                 f"right tool {percent(t.right_tool, t.calling_turns)}, "
                 f"arguments valid {percent(t.valid, t.calling_turns)}, "
                 f"tasks created {t.tasks_created} (asked {t.tasks_expected}), "
                 f"context errors {t.context_errors}, locked chats {t.locked}, "
                 f"false claims {t.false_claims}, calls in small talk {t.unasked}, "
                 f"latency p50 {statistics.median(ordered):.1f} s, "
-                f"p95 {p95:.1f} s, {t.turns} turns"
+                f"p95 {p95:.1f} s, {t.turns} turns",
+                flush=True,
             )
 
 

@@ -412,3 +412,42 @@ def test_the_quick_look_never_refuses_a_schedule_the_reader_takes(text):
 
     read_schedule(text, "Europe/Berlin", NOW)  # the reader takes it
     assert may_be_schedule(text)
+
+
+@pytest.mark.parametrize(
+    ("template", "reason"),
+    [
+        ("remind me (to|about", "never closed"),
+        ("remind me {when", "never closed"),
+        ("remind me {nowhere} to x", "unknown slot"),
+        ("remind me <polite> {what}", "does not define"),
+        ("note {what} and {item}", "one free slot"),
+        ("remind me ] now", "unmatched"),
+    ],
+)
+def test_a_broken_sentence_template_is_refused_with_its_reason(template, reason):
+    from assistant.errors import ConfigError
+    from assistant.intents.templates import Ending, Graph
+
+    with pytest.raises(ConfigError, match=reason):
+        Graph().add(template, {}, Ending("note", "en"))
+
+
+def test_a_sentence_file_names_its_language_and_known_intents():
+    from assistant.errors import ConfigError
+    from assistant.intents.languages import read
+    from assistant.intents.templates import Graph
+
+    with pytest.raises(ConfigError, match="say which language"):
+        read(Graph(), {"intents": {}}, "xx.toml")
+    with pytest.raises(ConfigError, match="unknown intent 'order_pizza'"):
+        read(Graph(), {"language": "xx", "intents": {"order_pizza": {}}}, "xx.toml")
+
+
+def test_doctor_says_whether_requests_are_understood_locally(tmp_path):
+    from assistant.app.doctor import _local
+
+    on = _local(setup_for(tmp_path))
+    off = _local(setup_for(tmp_path, local_first=False))
+    assert on.ok and "en, ru" in on.detail and "place names" in on.detail
+    assert off.ok and off.detail.startswith("off")

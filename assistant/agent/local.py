@@ -34,6 +34,7 @@ from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
 from assistant.tasks import Task
 from assistant.tools import Executor, ToolContext, ToolResult, ValidCall
+from assistant.tools.builtin.tasks import task_line
 from assistant.tools.services import Services
 
 HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
@@ -196,7 +197,7 @@ class LocalFirst:
         if isinstance(checked, ToolResult):
             return Reply(checked.content)
         verb = say(language, "cancel" if tool == "cancel_task" else "pause")
-        action = f"{verb} {task.id} “{task.description}” — {task.schedule_text}"
+        action = f"{verb} {task_line(task, person.timezone)}"
         return await self._ask(
             person, checked, context, f"understood without a model: {action}", language
         )

@@ -16,7 +16,9 @@ from assistant.app.runtime import UnconfiguredModel, compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
 from assistant.db import open_database
-from assistant.errors import AssistantError, LLMError
+from assistant.errors import AssistantError, ConfigError, LLMError
+from assistant.intents.languages import languages, matcher
+from assistant.intents.places import count as places
 from assistant.llm.model import Model
 from assistant.llm.modes import ToolModeModel
 from assistant.llm.provider import build_sizer
@@ -41,6 +43,7 @@ async def doctor(setup: Setup, out: TextIO, *, as_json: bool = False) -> bool:
     checks = [Check("config", True, setup.source), await _database(setup)]
     checks.append(await _model(setup) if checks[-1].ok else _skipped("model"))
     checks += [await _telegram(setup), await _sandbox(setup), *await _outside(setup)]
+    checks.append(_local(setup))
     if not setup.config.telegram.allowed_user_ids:
         checks.append(
             Check(
@@ -53,6 +56,18 @@ async def doctor(setup: Setup, out: TextIO, *, as_json: bool = False) -> bool:
     else:
         out.writelines(f"{'✓' if c.ok else '✗'} {c.name}: {c.detail}\n" for c in checks)
     return ok
+
+
+def _local(setup: Setup) -> Check:
+    """The local step: its sentence files load, and in which languages."""
+    if not setup.config.assistant.local_first:
+        return Check("understood locally", True, "off (assistant.local_first = false)")
+    try:
+        matcher()
+    except ConfigError as exc:
+        return Check("understood locally", False, str(exc))
+    said = ", ".join(languages())
+    return Check("understood locally", True, f"on: sentences in {said}; {places():,} place names")
 
 
 def _skipped(name: str) -> Check:

@@ -20,6 +20,14 @@ INTENTS = frozenset(
 )  # fmt: skip
 
 
+def languages() -> list[str]:
+    """The languages of the sentence files shipped, by file name (``en``, ``ru``)."""
+    folder = resources.files("assistant.intents") / "sentences"
+    return sorted(
+        f.name.removesuffix(".toml") for f in folder.iterdir() if f.name.endswith(".toml")
+    )
+
+
 @cache
 def matcher() -> Matcher:
     """The matcher of every sentence file shipped with the assistant."""
