@@ -17,9 +17,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "tests"))
 
-from local_first_set import LABELLED  # noqa: E402
+from understood_set import LABELLED  # noqa: E402
 
 from assistant.intents import matcher, understand  # noqa: E402
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import fetch
 from fakehttp import fake_server
 from llm_fixtures import call, chat_reply
+from understood_set import LABELLED
 
 from assistant.agent import Person
 from assistant.agent.approver import Pending
@@ -17,7 +19,7 @@ from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.clock import FakeClock
 from assistant.config import parse_config
-from assistant.intents import matcher, zone_of
+from assistant.intents import matcher, understand, zone_of
 from assistant.scheduler import Notice
 
 USER = 77
@@ -451,3 +453,31 @@ def test_doctor_says_whether_requests_are_understood_locally(tmp_path):
     off = _local(setup_for(tmp_path, local_first=False))
     assert on.ok and "en, ru" in on.detail and "place names" in on.detail
     assert off.ok and off.detail.startswith("off")
+
+
+KEY_SLOT = {"remind": "what", "note": "what", "time_in": "place", "cancel_task": "item", "pause_task": "item"}  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "intent", "key"), LABELLED)
+def test_the_labelled_set_is_understood_and_its_traps_left_alone(text, intent, key):
+    found = understand(text, "Europe/Berlin", NOW, timedelta(minutes=1))
+    if intent is None:
+        assert found is None, found
+        return
+    assert found is not None and found.intent == intent
+    if key is not None:
+        assert found.slots[KEY_SLOT[intent]] == key
+
+
+def test_each_intent_has_a_dozen_phrasings_in_each_language():
+    counts = Counter(
+        (intent, "ru" if any("а" <= c <= "я" for c in text.lower()) else "en")
+        for text, intent, _ in LABELLED
+        if intent is not None
+    )
+    intents = {intent for _, intent, _ in LABELLED if intent is not None}
+    assert len(intents) == 8
+    assert all(
+        counts[(intent, language)] >= 12 for intent in intents for language in ("en", "ru")
+    ), counts
+    assert sum(1 for _, intent, _ in LABELLED if intent is None) >= 40  # the traps
