@@ -47,6 +47,17 @@ async def test_a_spoken_command_runs_like_a_typed_one(tmp_path, clock, monkeypat
         assert model.requests == []  # a command: no model involved
 
 
+async def test_a_spoken_everyday_request_is_understood_without_the_model(
+    tmp_path, clock, monkeypatch
+):
+    spoken = "напомни через 10 минут размяться"
+    async with hearing(tmp_path, clock, monkeypatch, words=spoken) as (telegram, model, _):
+        telegram.voice(ADA, AUDIO)
+        await eventually(lambda: any(t.startswith("Reminder") for t in telegram.texts()))
+        made = next(t for t in telegram.texts() if t.startswith("Reminder"))
+        assert "размяться — once on" in made and model.requests == []
+
+
 async def test_voice_notes_unconfigured_get_one_line_saying_how(tmp_path, clock, monkeypatch):
     async with served(tmp_path, clock, monkeypatch) as running:
         running.telegram.voice(ADA, AUDIO)

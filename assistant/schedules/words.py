@@ -18,6 +18,12 @@ _REWRITTEN = {
     "years", "year's", "day", "first", "third", "fourth", "fifth", "last", "st", "nd", "rd",
 }  # fmt: skip
 _WORD = re.compile(r"[^\W\d_]+")
+# Words that join a schedule's parts but name no time, day or count on their own.
+_JOINING = frozenset(
+    {"in", "at", "on", "the", "of", "and", "every", "each", "next", "this", "a", "an", "for",
+     "until", "till", "from", "starting", "to", "st", "nd", "rd", "th", "и", "в", "во", "к",
+     "через", "спустя", "каждый", "каждую", "каждое", "каждые", "каждая", "до", "с", "со", "на"}
+)  # fmt: skip
 
 
 @cache
@@ -32,6 +38,10 @@ def schedule_words() -> frozenset[str]:
 
 
 def may_be_schedule(text: str) -> bool:
-    """False when ``text`` holds a word no schedule has: then reading it cannot succeed."""
-    known = schedule_words()
-    return all(word in known for word in _WORD.findall(text.casefold().replace("ё", "е")))
+    """False when ``text`` holds a word no schedule has, or only joining words and no digit:
+    then reading it cannot succeed."""
+    folded = text.casefold().replace("ё", "е")
+    found, known = _WORD.findall(folded), schedule_words()
+    if not any(c.isdigit() for c in folded) and all(word in _JOINING for word in found):
+        return False
+    return all(word in known for word in found)
