@@ -133,6 +133,8 @@ RUSSIAN: Mapping[str, str] = {
     "начиная с": "starting", "начиная со": "starting", "начиная": "starting",
     "следующей недели": "next week", "следующей неделе": "next week",
     "следующего месяца": "next month",
+    "каждый третий день": "every 3 days", "каждый четвертый день": "every 4 days",
+    "каждый пятый день": "every 5 days", "каждый второй месяц": "every 2 months",
     "каждый второй день": "every 2 days", "каждые два дня": "every 2 days",
     "месяц": "month", "месяца": "months", "месяцев": "months",
     "первую": "first", "первый": "first", "вторую": "second", "третью": "third",

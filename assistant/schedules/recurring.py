@@ -51,7 +51,9 @@ _ORDINALS = {
     "fifth": 5, "5th": 5, "last": -1,
 }  # fmt: skip
 _SPOKEN = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"}
-_MONTH_FILLER = frozenset({"every", "each", "on", "the", "of", "month", "monthly", "a", "in"})
+_MONTH_FILLER = frozenset(
+    {"every", "each", "on", "the", "of", "month", "months", "monthly", "a", "in"}
+)
 _WEEKDAYS = ("weekday", "weekdays", "workday", "workdays")
 _WEEKENDS = ("weekend", "weekends", "weekend day", "weekend days")
 
@@ -203,6 +205,8 @@ def _check_gap(reading: Reading, schedule: Cron, first: datetime) -> None:
 
 
 def _interval(reading: Reading, t: str) -> Parsed:
+    if t.startswith(periods.WORK_HOURS.strip()):  # в рабочее время каждые 15 минут
+        t = t.removeprefix(periods.WORK_HOURS.strip()).strip() + periods.WORK_HOURS
     body = re.sub(r"^(?:every|each)\s+", "", t)
     window = body.endswith(periods.WORK_HOURS)
     body = body.removesuffix(periods.WORK_HOURS)
@@ -242,6 +246,7 @@ def _names_days(reading: Reading, body: str) -> bool:
 def _calendar(reading: Reading, rest: str, tod: vocabulary.TimeOfDay) -> tuple[str, str]:
     """The cron expression and description for the day part of a timed recurring schedule."""
     rest = re.sub(r"^(?:every|each|on)\s+", "", rest)
+    rest = re.sub(r"^(?:1 )?weeks? (?:on )?(?=[a-z])", "", rest)  # еженедельно по средам
     found = _weekly(rest, tod) or _dated(reading, rest, tod)
     if found is not None:
         return found
