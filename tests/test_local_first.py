@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from conftest import fetch
 from fakehttp import fake_server
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from llm_fixtures import call, chat_reply
 from understood_set import LABELLED
 
@@ -481,3 +483,20 @@ def test_each_intent_has_a_dozen_phrasings_in_each_language():
         counts[(intent, language)] >= 12 for intent in intents for language in ("en", "ru")
     ), counts
     assert sum(1 for _, intent, _ in LABELLED if intent is None) >= 40  # the traps
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["remind", "me", "to", "in", "10", "minutes", "at", "9am", "every", "note", "that", "what", "time", "is", "it", "cancel", "the", "reminder", "напомни", "через", "в", "который", "час", "?", ",", "²", "⑤"]),
+            st.text(min_size=1, max_size=6),
+        ),
+        max_size=40,
+    )
+)  # fmt: skip
+def test_any_message_is_understood_or_left_alone_never_an_error(words):
+    text = " ".join(words)
+    found = understand(text, "Europe/Berlin", NOW, timedelta(minutes=1))
+    if found is not None:
+        assert all(value and value in text for value in found.slots.values())

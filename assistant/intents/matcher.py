@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from assistant.intents.templates import BOUNDED, FREE, Edge, Ending, Graph
+from assistant.intents.templates import BOUNDED, Edge, Ending, Graph
 from assistant.intents.words import Word, words
 
 MAX_TEXT = 300
@@ -182,6 +182,3 @@ def _size(edge: Edge, *, fewest: bool) -> float:
     if edge.kind == "word" or fewest:
         return 1
     return BOUNDED.get(edge.label, math.inf)
-
-
-__all__ = ["FREE", "Match", "Matcher"]
