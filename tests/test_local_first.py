@@ -500,3 +500,19 @@ def test_any_message_is_understood_or_left_alone_never_an_error(words):
     found = understand(text, "Europe/Berlin", NOW, timedelta(minutes=1))
     if found is not None:
         assert all(value and value in text for value in found.slots.values())
+
+
+async def test_a_failure_inside_the_local_step_leaves_the_message_to_the_model(
+    tmp_path, monkeypatch, caplog
+):
+    from assistant.agent import local
+
+    def broken(*args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(local, "understand", broken)
+    async with running(tmp_path) as (runtime, _, person):
+        reply = await runtime.answer(person, "remind me in 10 minutes to stretch")
+        tasks = await runtime.tasks.list_tasks(USER)
+    assert tasks == [] and "a bug" not in reply.text and "model" in reply.text
+    assert "the local step failed" in caplog.text

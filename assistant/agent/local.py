@@ -10,6 +10,7 @@ Anything else goes on to the model, or, when there is none, gets one honest line
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import uuid
@@ -37,6 +38,7 @@ from assistant.tools import Executor, ToolContext, ToolResult, ValidCall
 from assistant.tools.builtin.tasks import task_line
 from assistant.tools.services import Services
 
+log = logging.getLogger(__name__)
 HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
 ASKED_FOR = timedelta(minutes=30)
 ASKED_MAX = 256
@@ -92,7 +94,11 @@ class LocalFirst:
     async def understood(self, person: Person, text: str) -> Reply | None:
         """The reply to a request a sentence reads whole, acted on; None when none does."""
         now, least = self._clock.now(), self._services.min_interval
-        found = understand(text, person.timezone, now, least)
+        try:
+            found = understand(text, person.timezone, now, least)
+        except Exception:  # a bug here must not cost the message: the model still has it
+            log.exception("the local step failed on a message; it goes on to the model")
+            return None
         if found is None:
             return None
         reply = await self._act(person, found)
