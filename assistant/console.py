@@ -21,8 +21,8 @@ from typing import BinaryIO, Protocol
 
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
 from assistant.agent.approver import Pending
+from assistant.agent.buttons import Button, Reply, notice_buttons
 from assistant.agent.channel import Assistant
-from assistant.agent.commands import Button, Reply, notice_buttons
 from assistant.errors import StorageError
 from assistant.memory import export
 from assistant.scheduler import Notice

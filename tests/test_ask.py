@@ -63,6 +63,21 @@ def test_ask_without_a_key_says_how_to_configure_a_model(tmp_path, monkeypatch, 
     assert "$OPENAI_API_KEY is empty" in error and "Ollama" in error
 
 
+def test_ask_without_a_model_does_everyday_requests_and_says_what_works(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.toml").write_text(f"[telegram]\nallowed_user_ids = [{OWNER}]\n")
+    assert main(["ask", "remind me in 10 minutes to stretch"]) == 0
+    assert "stretch — once on" in capsys.readouterr().out
+    assert main(["ask", "what are my reminders?"]) == 0
+    assert "stretch" in capsys.readouterr().out
+    assert main(["ask", "привет, как дела?"]) == 2
+    error = capsys.readouterr().err
+    assert "Языковой модели нет" in error and "$OPENAI_API_KEY is empty" in error
+
+
 async def test_anthropic_gets_its_own_url_and_key_variable(tmp_path, monkeypatch, clock):
     from assistant.llm.provider import endpoint
 

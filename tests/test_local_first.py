@@ -16,7 +16,7 @@ from understood_set import LABELLED
 
 from assistant.agent import Person
 from assistant.agent.approver import Pending
-from assistant.agent.commands import Reply
+from assistant.agent.buttons import Reply
 from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.clock import FakeClock

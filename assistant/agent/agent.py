@@ -24,7 +24,7 @@ from assistant.agent.events import (
     ToolStarted,
 )
 from assistant.agent.history import fit
-from assistant.agent.leaks import unnamed_host
+from assistant.agent.leaks import tainted
 from assistant.agent.person import Person
 from assistant.agent.prompt import system_prompt
 from assistant.agent.replies import (
@@ -285,11 +285,12 @@ class Agent:
         tool = item.tool
         if refusal := self._repeat_or_over(turn, item):
             return await self._executor.refuse(item, turn.given.context, refusal)
-        reason = tool.approval_reason(item.arguments)
-        if reason is None:
-            reason = unasked(tool.name, item.json_arguments, turn.asked)
+        reason = tool.approval_reason(item.arguments) or unasked(
+            tool.name, item.json_arguments, turn.asked
+        )
         if reason is None and turn.tainted:
-            reason = self._tainted(turn, item)
+            messages = [*turn.history, *turn.new]
+            reason = tainted(tool.read_only, item.arguments, messages, self._settings.named_hosts)
         if reason is None:
             return item
         if await self._request_approval(turn, item, reason):
@@ -312,22 +313,6 @@ class Agent:
             turn.new_tasks += 1
         turn.done.add(key)
         return None
-
-    def _tainted(self, turn: Turn, item: ValidCall) -> str | None:
-        """Why a call needs approval in a turn whose input holds outside content."""
-        if not item.tool.read_only:
-            return "the conversation holds outside content, and this call changes something"
-        url = item.arguments.get("url")
-        if not isinstance(url, str):
-            return None
-        named = self._settings.named_hosts
-        host = unnamed_host(url, [*turn.history, *turn.new], named)
-        if host is None:
-            return None
-        return (
-            f"the conversation holds outside content, and {host} is not a host you named: "
-            "the request could carry what I know to it"
-        )
 
     async def _request_approval(self, turn: Turn, valid: ValidCall, reason: str) -> bool:
         person = turn.given.person

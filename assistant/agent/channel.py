@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from assistant.agent.commands import Reply
+from assistant.agent.buttons import Reply
 from assistant.agent.events import Answer, EventSink
 from assistant.agent.person import Person
 from assistant.llm.types import Attachment

@@ -1,19 +1,19 @@
 """Slash commands and buttons: everything that works without the model, in any channel.
 
-A reply is text and rows of buttons; a button carries short data (``task:cancel:ab3k9x``) that
-comes back through ``press``. Channels render buttons their way (Telegram inline keyboards,
-hints in the terminal).
+What a reply carries, and the usual buttons, are in ``buttons.py``; a button's data comes back
+here through ``press``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.agent.buttons import Reply, task_buttons
 from assistant.agent.person import Person
+from assistant.agent.phrases import language_of
 from assistant.agent.turns import Turns
 from assistant.clock import Clock
 from assistant.errors import ModelError, ScheduleError
@@ -21,7 +21,6 @@ from assistant.memory.audit import AuditLog
 from assistant.memory.export import files
 from assistant.memory.notes import Found
 from assistant.memory.people import People
-from assistant.scheduler import Notice
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
@@ -48,23 +47,6 @@ MENU: dict[str, str] = {
 }
 SNOOZES = {"10m": "in 10m", "1h": "in 1h", "tomorrow": "tomorrow 9am"}
 WHEN_WORDS = 7
-
-
-@dataclass(frozen=True)
-class Button:
-    """A button: its label and the data it sends back."""
-
-    text: str
-    data: str
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a command answers: text, rows of buttons, and files (name and content)."""
-
-    text: str
-    buttons: tuple[tuple[Button, ...], ...] = ()
-    files: tuple[tuple[str, bytes], ...] = ()
 
 
 Exporter = Callable[[int], Awaitable[dict[str, Any]]]
@@ -326,7 +308,6 @@ class Commands:
         raise ScheduleError(f"say when and what, e.g. {example}")
 
 
-_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 _AMBIGUOUS = re.compile(r"say (\d+)am or \1pm")
 
 
@@ -341,7 +322,7 @@ def _reason(error: ScheduleError) -> str:
 
 
 def _missing_text(rest: str, example: str) -> str:
-    if _CYRILLIC.search(rest):
+    if language_of(rest) == "ru":
         example = "/remind через 10 минут размяться"
         return f"что напомнить {rest}? Напишите время и текст, например: {example}"
     return f"what should I remind you of {rest}? Say when and what, e.g. {example}"
@@ -350,7 +331,7 @@ def _missing_text(rest: str, example: str) -> str:
 def _in_their_words(error: ScheduleError, rest: str) -> str:
     text = str(error)
     hour = _AMBIGUOUS.search(text)
-    if hour is None or not _CYRILLIC.search(rest):
+    if hour is None or language_of(rest) != "ru":
         return text
     quoted = text.split(":", 1)[0].removeprefix("cannot read the schedule ")
     h = int(hour.group(1))
@@ -369,33 +350,3 @@ def _confirm(task: Task, parsed: Parsed, zone: str) -> str:
 
 def _source(found: Found) -> str:
     return f"note {found.id}" if found.kind == "note" else found.detail
-
-
-def task_buttons(task: Task) -> tuple[Button, ...]:
-    """The usual buttons under a task: cancel, pause or resume, run now, edit."""
-    toggle = ("Resume", "resume") if task.status == "paused" else ("Pause", "pause")
-    return (
-        Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}"),
-        Button(toggle[0], f"task:{toggle[1]}:{task.id}"),
-        Button("▶ Run now", f"task:run:{task.id}"),
-        Button("✏️ Edit", f"task:edit:{task.id}"),
-    )
-
-
-def notice_buttons(notice: Notice) -> tuple[tuple[Button, ...], ...]:
-    """The buttons a scheduler notice carries: a fired reminder's, or none."""
-    if notice.kind == "reminder" and notice.task_id:
-        return reminder_buttons(notice.task_id)
-    return ()
-
-
-def reminder_buttons(task_id: str) -> tuple[tuple[Button, ...], ...]:
-    """The buttons under a fired reminder: snooze 10 minutes, an hour, until tomorrow; done."""
-    return (
-        (
-            Button("😴 10 min", f"snooze:10m:{task_id}"),
-            Button("😴 1 hour", f"snooze:1h:{task_id}"),
-            Button("😴 Tomorrow", f"snooze:tomorrow:{task_id}"),
-        ),
-        (Button("✅ Done", f"done:{task_id}"),),
-    )

@@ -12,13 +12,35 @@ Reading is linear: words are split on whitespace, never matched by nested patter
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from assistant.agent.untrusted import is_framed
 from assistant.llm.types import Message, ToolMessage, UserMessage
 
 _EDGES = "()[]<>{}\"'`.,;:!?*"
+
+
+def tainted(
+    read_only: bool,
+    arguments: Mapping[str, Any],
+    messages: Sequence[Message],
+    configured: Iterable[str] = (),
+) -> str | None:
+    """Why a call needs approval in a turn whose input holds outside content, or None."""
+    if not read_only:
+        return "the conversation holds outside content, and this call changes something"
+    url = arguments.get("url")
+    if not isinstance(url, str):
+        return None
+    host = unnamed_host(url, messages, configured)
+    if host is None:
+        return None
+    return (
+        f"the conversation holds outside content, and {host} is not a host you named: "
+        "the request could carry what I know to it"
+    )
 
 
 def unnamed_host(

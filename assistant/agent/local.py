@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.agent.approver import ApprovalRequest, Approver
-from assistant.agent.commands import Button, Reply, task_buttons
+from assistant.agent.buttons import Button, Reply, task_buttons
 from assistant.agent.person import Person
 from assistant.agent.phrases import day, language_of, offset, say
 from assistant.clock import Clock

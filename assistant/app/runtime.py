@@ -16,7 +16,8 @@ from typing import Any
 
 from assistant.agent import Agent, Answer, EventSink, Person, Prompts, Turns
 from assistant.agent.approvals import ApprovalDesk
-from assistant.agent.commands import Commands, Reply
+from assistant.agent.buttons import Reply
+from assistant.agent.commands import Commands
 from assistant.agent.local import LocalFirst
 from assistant.agent.scheduled import AgentTaskExecutor
 from assistant.app import (

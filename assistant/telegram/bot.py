@@ -50,9 +50,10 @@ from telegram.ext import (
 from telegram.request import HTTPXRequest
 
 from assistant.agent.approver import Pending
+from assistant.agent.buttons import Button, notice_buttons
 from assistant.agent.channel import Assistant
 from assistant.agent.chats import ChatQueues
-from assistant.agent.commands import MENU, Button, notice_buttons
+from assistant.agent.commands import MENU
 from assistant.config import SpeechSettings
 from assistant.errors import (
     RecipientBlockedError,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
-from assistant.agent.commands import Reply
+from assistant.agent.buttons import Reply
 from assistant.telegram.sender import Sender
 from assistant.telegram.sending import edit_piece, rendered, send_all, send_piece
 

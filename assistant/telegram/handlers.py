@@ -10,9 +10,9 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from assistant.agent import Person, documents
+from assistant.agent.buttons import Reply
 from assistant.agent.channel import Assistant
 from assistant.agent.chats import ChatQueues
-from assistant.agent.commands import Reply
 from assistant.config import SpeechSettings
 from assistant.errors import DocumentError, FetchError, StorageError
 from assistant.llm.types import Attachment, Document, Image

@@ -1,0 +1,57 @@
+"""What a reply carries (text, rows of buttons, files) and the usual buttons: under a task,
+and under a fired reminder. A button's data (``task:cancel:ab3k9x``) comes back through
+``press``; channels render buttons their way (inline keyboards, numbered hints)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assistant.scheduler import Notice
+from assistant.tasks import Task
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button: its label and the data it sends back."""
+
+    text: str
+    data: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a command answers: text, rows of buttons, and files (name and content)."""
+
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] = ()
+    files: tuple[tuple[str, bytes], ...] = ()
+
+
+def task_buttons(task: Task) -> tuple[Button, ...]:
+    """The usual buttons under a task: cancel, pause or resume, run now, edit."""
+    toggle = ("Resume", "resume") if task.status == "paused" else ("Pause", "pause")
+    return (
+        Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}"),
+        Button(toggle[0], f"task:{toggle[1]}:{task.id}"),
+        Button("▶ Run now", f"task:run:{task.id}"),
+        Button("✏️ Edit", f"task:edit:{task.id}"),
+    )
+
+
+def notice_buttons(notice: Notice) -> tuple[tuple[Button, ...], ...]:
+    """The buttons a scheduler notice carries: a fired reminder's, or none."""
+    if notice.kind == "reminder" and notice.task_id:
+        return reminder_buttons(notice.task_id)
+    return ()
+
+
+def reminder_buttons(task_id: str) -> tuple[tuple[Button, ...], ...]:
+    """The buttons under a fired reminder: snooze 10 minutes, an hour, until tomorrow; done."""
+    return (
+        (
+            Button("😴 10 min", f"snooze:10m:{task_id}"),
+            Button("😴 1 hour", f"snooze:1h:{task_id}"),
+            Button("😴 Tomorrow", f"snooze:tomorrow:{task_id}"),
+        ),
+        (Button("✅ Done", f"done:{task_id}"),),
+    )
