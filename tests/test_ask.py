@@ -73,6 +73,10 @@ def test_ask_without_a_model_does_everyday_requests_and_says_what_works(
     assert "stretch — once on" in capsys.readouterr().out
     assert main(["ask", "what are my reminders?"]) == 0
     assert "stretch" in capsys.readouterr().out
+    assert main(["ask", "cancel the reminder to stretch"]) == 0  # nobody here to confirm
+    assert "could not ask you to confirm, so nothing was changed" in capsys.readouterr().out
+    assert main(["ask", "what are my reminders?"]) == 0
+    assert "stretch" in capsys.readouterr().out  # still there
     assert main(["ask", "привет, как дела?"]) == 2
     error = capsys.readouterr().err
     assert "Языковой модели нет" in error and "$OPENAI_API_KEY is empty" in error

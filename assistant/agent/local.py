@@ -170,7 +170,9 @@ class LocalFirst:
         if isinstance(checked, ToolResult):
             return Reply(checked.content)
         if (reason := checked.tool.approval_reason(checked.arguments)) is not None:
-            return await self._ask(person, checked, context, reason, "en")
+            return await self._ask(
+                person, checked, context, reason, say("en", "confirm", action=reason)
+            )
         [result] = await self._executor.execute([checked], context)
         return Reply(result.content, await self._buttons(person, result))
 
@@ -204,21 +206,23 @@ class LocalFirst:
             return Reply(checked.content)
         verb = say(language, "cancel" if tool == "cancel_task" else "pause")
         action = f"{verb} {task_line(task, person.timezone)}"
+        shown = say(language, "confirm", action=action)
         return await self._ask(
-            person, checked, context, f"understood without a model: {action}", language
+            person, checked, context, f"understood without a model: {action}", shown
         )
 
     async def _ask(
-        self, person: Person, checked: ValidCall, context: ToolContext, reason: str, language: str
+        self, person: Person, checked: ValidCall, context: ToolContext, reason: str, shown: str
     ) -> Reply:
+        """The call waits for the owner's button; ``shown`` says so, or why it cannot."""
         request = ApprovalRequest(
             person.user_id, person.chat_id, person.timezone, context.request_id,
             checked.call.id, checked.tool.name, checked.json_arguments, reason,
         )  # fmt: skip
         if await self._approver.ask(request):
-            return Reply(say(language, "confirm", action=reason.partition(": ")[2] or reason))
+            return Reply(shown)
         await self._executor.refuse(checked, context, "not run: nobody could be asked to confirm")
-        return Reply(say(language, "not_asked"))
+        return Reply(say(language_of(shown), "not_asked"))
 
     def _time(self, zone: str, language: str) -> str:
         local = self._clock.now().astimezone(ZoneInfo(zone))
@@ -232,10 +236,7 @@ class LocalFirst:
             return say(language, "unknown_place", place=place)
         now = self._clock.now()
         there, here = now.astimezone(ZoneInfo(zone)), now.astimezone(ZoneInfo(mine))
-        gap = round(
-            ((there.utcoffset() or timedelta()) - (here.utcoffset() or timedelta())).total_seconds()
-            / 60
-        )
+        gap = _offset_minutes(there) - _offset_minutes(here)
         return say(
             language, "time_in", place=place, clock=f"{there:%H:%M}", day=day(there, language),
             zone=zone, offset=offset(gap, language),
@@ -249,11 +250,16 @@ class LocalFirst:
 
     async def _remember(self, person: Person, text: str, reply: str) -> None:
         """The exchange joins the conversation, so the model later knows what was done."""
-        if self._services.conversations is None:
-            return
         turn = f"local-{uuid.uuid4().hex[:12]}"
         messages: list[Message] = [UserMessage(text), AssistantMessage(reply)]
-        await self._conversations.append(person.chat_id, person.user_id, turn, messages)
+        try:
+            await self._conversations.append(person.chat_id, person.user_id, turn, messages)
+        except Exception:  # what was done stands; only the model's memory of it is missing
+            log.exception("could not store the local exchange %s", turn)
+
+
+def _offset_minutes(moment: datetime) -> int:
+    return round((moment.utcoffset() or timedelta()).total_seconds() / 60)
 
 
 def _call(tool: str, arguments: Mapping[str, object]) -> ToolCall:
