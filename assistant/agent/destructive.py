@@ -9,10 +9,11 @@ from collections.abc import Mapping
 from typing import Any
 
 # The words that name each kind of item, in English and Russian (stems: any ending).
+_TASKS = r"task|remind|alarm|alert|timer|schedul|задач|напомин|будильник|таймер|расписан"
 _NAMES = {
     "delete_note": r"note|notes|заметк|записк|запис",
-    "cancel_task": r"task|remind|alarm|alert|timer|schedul|задач|напомин|будильник|таймер|расписан",
-    "pause_task": r"task|remind|alarm|alert|timer|schedul|задач|напомин|будильник|таймер|расписан",
+    "cancel_task": _TASKS,
+    "pause_task": _TASKS,
 }
 _ID_ARGUMENT = {"delete_note": "note_id", "cancel_task": "task_id", "pause_task": "task_id"}
 

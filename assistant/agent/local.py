@@ -127,8 +127,8 @@ class LocalFirst:
     async def _act(self, person: Person, found: Match) -> Reply:
         slots, language = found.slots, found.language
         if found.intent == "remind":
-            what = _TAIL.sub("", slots["what"]) or slots["what"]
-            return await self._remind(person, slots.get("when") or slots["repeat"], what, language)
+            when = slots.get("when") or slots["repeat"]
+            return await self._remind(person, when, _plain(slots["what"]), language)
         if found.intent in ("cancel_task", "pause_task"):
             return await self._change(person, found.intent, slots["item"], language)
         if found.intent == "time_here":
@@ -137,7 +137,7 @@ class LocalFirst:
             return Reply(self._time_in(person.timezone, slots["place"], language))
         tool, arguments = _LOOKS[found.intent], {}
         if found.intent == "note":
-            arguments = {"content": _TAIL.sub("", slots["what"]) or slots["what"]}
+            arguments = {"content": _plain(slots["what"])}
         return await self._run(person, tool, arguments)
 
     async def _remind(self, person: Person, when: str, what: str, language: str) -> Reply:
@@ -260,6 +260,11 @@ class LocalFirst:
 
 def _offset_minutes(moment: datetime) -> int:
     return round((moment.utcoffset() or timedelta()).total_seconds() / 60)
+
+
+def _plain(words: str) -> str:
+    """The words without a closing "please" or "thanks" and their punctuation."""
+    return _TAIL.sub("", words) or words
 
 
 def _call(tool: str, arguments: Mapping[str, object]) -> ToolCall:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import tomllib
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from assistant.errors import ConfigError
@@ -22,19 +23,19 @@ INTENTS = frozenset(
 
 def languages() -> list[str]:
     """The languages of the sentence files shipped, by file name (``en``, ``ru``)."""
+    return [file.name.removesuffix(".toml") for file in _files()]
+
+
+def _files() -> list[Traversable]:
     folder = resources.files("assistant.intents") / "sentences"
-    return sorted(
-        f.name.removesuffix(".toml") for f in folder.iterdir() if f.name.endswith(".toml")
-    )
+    return sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name)
 
 
 @cache
 def matcher() -> Matcher:
     """The matcher of every sentence file shipped with the assistant."""
-    folder = resources.files("assistant.intents") / "sentences"
-    files = sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name)
     graph = Graph()
-    for file in files:
+    for file in _files():
         read(graph, tomllib.loads(file.read_text("utf-8")), file.name)
     return Matcher(graph)
 
