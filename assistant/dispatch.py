@@ -27,6 +27,9 @@ ONE_SHOT = frozenset(
     {None, "status", "tools", "schedule", "doctor", "ask", "tasks", "backup", "restore", "export"}
 )
 
+# Commands whose output says every problem itself: a log line would only say it twice.
+SAYS_IT_ITSELF = frozenset({"doctor", "ask"})
+
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command and return its exit status: a failure is one plain line (exit 2),
@@ -83,9 +86,12 @@ async def _chat(setup: app.Setup) -> None:
 
 
 def _level(args: argparse.Namespace, configured: str) -> str:
-    """DEBUG under --debug; a one-shot command prints warnings and errors only."""
+    """DEBUG under --debug; a one-shot command prints warnings and errors only, and one that
+    reports its own problems prints none."""
     if args.debug:
         return "DEBUG"
+    if args.command in SAYS_IT_ITSELF:
+        return "CRITICAL"
     quiet = args.command in ONE_SHOT and logging.getLevelName(configured.upper()) < logging.WARNING
     return "WARNING" if quiet else configured
 

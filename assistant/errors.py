@@ -32,6 +32,7 @@ user or model only ever sees a generic message with a reference.
         ├── VisionUnsupportedError  the model cannot see pictures (refused one, or vision is off)
         ├── ContextTooLongError     the request does not fit the model's context window
         ├── LLMBadResponseError     a reply we cannot read: an error object in a 200, bad JSON
+        ├── ProviderBugError        a programming error in an adapter or its SDK: a bug of ours
         └── LLMUnavailableError     rate limits, server errors, a server down, after the retries
             ├── RateLimitedError    429 after the retries
             └── ModelSlowError      the server took the request but did not answer in time
@@ -155,6 +156,10 @@ class ContextTooLongError(LLMError):
 
 class LLMBadResponseError(LLMError):
     """The provider answered with something that is not a completion."""
+
+
+class ProviderBugError(LLMError):
+    """A programming error inside a provider's adapter or its SDK: named, never retried."""
 
 
 class LLMUnavailableError(LLMError):

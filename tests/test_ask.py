@@ -98,7 +98,7 @@ def test_a_missing_anthropic_extra_is_a_config_error(tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setitem(sys.modules, "assistant.llm.anthropic", None)
     config = parse_config({"llm": {"provider": "anthropic"}})
-    with pytest.raises(ConfigError, match=r"assistant\[anthropic\]"):
+    with pytest.raises(ConfigError, match=r"pip install -e '\.\[anthropic\]'"):
         build_model(config, None)  # type: ignore[arg-type]
 
 

@@ -101,3 +101,62 @@ async def test_overload_is_retried_then_reported(server, model, sleeps):
     with pytest.raises(LLMUnavailableError):
         await model.complete(Request("s", [UserMessage("x")]))
     assert sleeps.waits == [1.0, 2.0]
+
+
+def anthropic_setup(tmp_path, url: str, **llm):
+    from assistant import app
+    from assistant.config import parse_config
+
+    raw = {
+        "assistant": {"data_dir": str(tmp_path), "timezone": "Asia/Tokyo", "local_first": False},
+        "telegram": {"allowed_user_ids": [4242]},
+        "llm": {"provider": "anthropic", "base_url": url, "api_key_env": "TEST_ANT_KEY", **llm},
+    }
+    return app.Setup(parse_config(raw), "test", tmp_path)
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_the_installed_sdk_runs_a_tool_and_sends_its_result_back(
+    tmp_path, monkeypatch, clock, stream
+):
+    """A fresh install's SDK (no ``temperature`` parameter) with the config's default 0.2."""
+    import io
+
+    from assistant.app import serve
+
+    monkeypatch.setenv("TEST_ANT_KEY", "sk-ant-test")
+    first = (call("toolu_1", "get_current_time", {}),)
+    async with fake_server() as server:
+        if stream:
+            server.script(
+                anthropic_stream((), first),
+                anthropic_stream(
+                    (
+                        "It is ",
+                        "late.",
+                    )
+                ),
+            )
+        else:
+            server.script(anthropic_reply("", first), anthropic_reply("It is late."))
+        out = io.StringIO()
+        answer = await serve.ask(
+            anthropic_setup(tmp_path, server.url, stream=stream), "what time is it?", clock, out
+        )
+    assert answer.ending == "answered"
+    assert out.getvalue().endswith("It is late.\n")
+    asked, answered = (r.json() for r in server.requests)
+    assert asked["temperature"] == 0.2 and asked.get("stream", False) is stream
+    (result,) = [b for b in answered["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert result["tool_use_id"] == "toolu_1" and "18:26" in str(result["content"])
+
+
+async def test_a_plain_answer_with_a_temperature(server):
+    endpoint = Endpoint("anthropic", "claude-test", server.url, "TEST_ANTHROPIC_KEY")
+    adapter = AnthropicModel(endpoint, "k", timeout=5, temperature=0.7)
+    server.script(anthropic_reply("Hi."))
+    try:
+        completion = await adapter.complete(Request("s", [UserMessage("x")]))
+    finally:
+        await adapter.close()
+    assert completion.text == "Hi." and server.requests[0].json()["temperature"] == 0.7

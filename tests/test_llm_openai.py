@@ -201,7 +201,10 @@ async def test_server_errors_are_retried_with_backoff_a_bounded_number_of_times(
 async def test_an_unreachable_server_is_a_clear_error(sleeps):
     endpoint = Endpoint("openai", "m", "http://127.0.0.1:9/v1", "K")
     model = OpenAIModel(endpoint, "k", timeout=2, retry=RetryPolicy(retries=0, sleep=sleeps))
-    with pytest.raises(LLMUnavailableError, match=r"is down or unreachable \(refused\)") as err:
+    with pytest.raises(
+        LLMUnavailableError,
+        match=r"cannot be reached \(refused\): check the address and the network",
+    ) as err:
         await model.complete(Request("s", [UserMessage("x")]))
     assert not isinstance(err.value, ModelSlowError)
     await model.close()

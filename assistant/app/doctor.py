@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from collections.abc import Awaitable
 from dataclasses import asdict, dataclass
@@ -24,6 +25,8 @@ from assistant.llm.modes import ToolModeModel
 from assistant.llm.provider import build_sizer
 from assistant.telegram.identity import whoami
 
+log = logging.getLogger(__name__)
+
 CHECK_SECONDS = 45.0
 _T = TypeVar("_T")
 
@@ -40,9 +43,14 @@ class Check:
 async def doctor(setup: Setup, out: TextIO, *, as_json: bool = False) -> bool:
     """Run every check and print them (a line each, or one JSON object); True when nothing
     needs fixing."""
-    checks = [Check("config", True, setup.source), await _database(setup)]
-    checks.append(await _model(setup) if checks[-1].ok else _skipped("model"))
-    checks += [await _telegram(setup), await _sandbox(setup), *await _outside(setup)]
+    checks = [Check("config", True, setup.source), await _guarded("database", _database(setup))]
+    if checks[-1].ok:
+        checks.append(await _guarded("model", _model(setup)))
+    else:
+        checks.append(_skipped("model"))
+    checks.append(await _guarded("telegram", _telegram(setup)))
+    checks.append(await _guarded("code", _sandbox(setup)))
+    checks += await _guarded_many("outside tools", _outside(setup))
     checks.append(_local(setup))
     if not setup.config.telegram.allowed_user_ids:
         checks.append(
@@ -68,6 +76,25 @@ def _local(setup: Setup) -> Check:
         return Check("understood locally", False, str(exc))
     said = ", ".join(languages())
     return Check("understood locally", True, f"on: sentences in {said}; {places():,} place names")
+
+
+async def _guarded(name: str, check: Awaitable[Check]) -> Check:
+    """One check, whose failure is a failed line of the list rather than the end of it."""
+    return (await _guarded_many(name, _one(check)))[0]
+
+
+async def _one(check: Awaitable[Check]) -> list[Check]:
+    return [await check]
+
+
+async def _guarded_many(name: str, checks: Awaitable[list[Check]]) -> list[Check]:
+    try:
+        return await checks
+    except AssistantError as exc:
+        return [Check(name, False, str(exc))]
+    except Exception as exc:
+        log.error("doctor's %s check failed on a bug", name, exc_info=exc)
+        return [Check(name, False, f"the check itself failed ({type(exc).__name__}): a bug")]
 
 
 def _skipped(name: str) -> Check:

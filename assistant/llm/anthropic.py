@@ -7,10 +7,13 @@ alternate, so tool results and the user's next words share one user turn.
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import json
+import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import anthropic
 
@@ -37,6 +40,8 @@ from assistant.llm.types import (
     Usage,
     UserMessage,
 )
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 _FINISH: Mapping[str, FinishReason] = {
@@ -75,7 +80,7 @@ class AnthropicModel(RetryingAdapter):
         body = self._tuned(payload(self._endpoint.model, request, self._max_tokens, stream=False))
         try:
             async with asyncio.timeout(self._timeout + 5):
-                reply = await self._client.messages.create(**cast(Any, body))
+                reply = await self._client.messages.create(**sdk_arguments(body))
         except (anthropic.APIError, TimeoutError) as exc:
             raise self._failure(exc, bool(request.tools)) from None
         return read_completion(reply.to_dict())
@@ -85,7 +90,7 @@ class AnthropicModel(RetryingAdapter):
         assembly = StreamAssembly()
         try:
             async with asyncio.timeout(self._timeout + 5):
-                events = await self._client.messages.create(**cast(Any, body))
+                events = await self._client.messages.create(**sdk_arguments(body))
             async with events:
                 async for event in events:
                     if text := assembly.add(event.to_dict()):
@@ -105,6 +110,27 @@ class AnthropicModel(RetryingAdapter):
         ):
             return bad_reply(exc.message)
         return unreachable(self._endpoint, exc)
+
+
+def sdk_arguments(body: dict[str, Any]) -> dict[str, Any]:
+    """The body as the installed SDK's ``messages.create`` takes it.
+
+    A key the SDK does not name (``temperature`` in anthropic 2.14) still reaches the API, in
+    ``extra_body``, rather than failing every call with a TypeError.
+    """
+    named = _sdk_parameters()
+    arguments = {key: value for key, value in body.items() if key in named}
+    extra = {key: value for key, value in body.items() if key not in named}
+    if extra:
+        log.debug("sent outside the SDK's named parameters: %s", sorted(extra))
+        arguments["extra_body"] = extra
+    return arguments
+
+
+@functools.cache
+def _sdk_parameters() -> frozenset[str]:
+    signature = inspect.signature(anthropic.resources.messages.AsyncMessages.create)
+    return frozenset(signature.parameters) - {"self", "extra_body"}
 
 
 def payload(model: str, request: Request, max_tokens: int, *, stream: bool) -> dict[str, Any]:

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import importlib.metadata
 import logging
 import re
+import sys
 import time
+import traceback
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from assistant.errors import (
+    AssistantError,
     ContextTooLongError,
     LLMAuthError,
     LLMBadResponseError,
@@ -24,6 +28,7 @@ from assistant.errors import (
     LLMUnavailableError,
     ModelNotFoundError,
     ModelSlowError,
+    ProviderBugError,
     RateLimitedError,
     ToolsUnsupportedError,
     VisionUnsupportedError,
@@ -126,8 +131,8 @@ def unreachable(endpoint: Endpoint, exc: BaseException) -> LLMUnavailableError:
     if kinds & {"ConnectTimeout", "ConnectError", "ConnectionError"}:
         why = "no connection in time" if "ConnectTimeout" in kinds else "refused"
         return LLMUnavailableError(
-            f"The model's server at {endpoint.base_url} is down or unreachable ({why}); "
-            "is it running?"
+            f"The model's server at {endpoint.base_url} cannot be reached ({why}): check the "
+            "address and the network, and that the server is running."
         )
     if kinds & {"TimeoutException", "TimeoutError"}:
         return ModelSlowError(
@@ -136,8 +141,48 @@ def unreachable(endpoint: Endpoint, exc: BaseException) -> LLMUnavailableError:
             "llm.timeout_seconds."
         )
     return LLMUnavailableError(
-        f"The connection to the model at {endpoint.base_url} failed; is the server running?"
+        f"The connection to the model at {endpoint.base_url} failed: check the address and the "
+        "network, and that the server is running."
     )
+
+
+def provider_bug(endpoint: Endpoint, exc: Exception) -> ProviderBugError:
+    """The error for a programming error inside an adapter or its SDK: a bug of ours, named."""
+    log.error("the %s provider failed on a bug", endpoint.provider, exc_info=exc)
+    ours, theirs = _where(exc)
+    version = _version(theirs) if theirs else ""
+    into = f", calling into {theirs} {version}".rstrip() if theirs else ""
+    return ProviderBugError(
+        f"The {endpoint.provider} provider failed on a bug of the assistant's: "
+        f"{type(exc).__name__} in {ours}{into}. Please report it; --debug shows the traceback."
+    )
+
+
+def _where(exc: BaseException) -> tuple[str, str]:
+    """Our last function on the traceback, and the package it called into, if any."""
+    modules = [_module(frame.filename) for frame in traceback.extract_tb(exc.__traceback__)]
+    names = [frame.name for frame in traceback.extract_tb(exc.__traceback__)]
+    ours, theirs = "the adapter", ""
+    for at, module in enumerate(modules):
+        if module.startswith("assistant."):
+            ours, theirs = f"{module}.{names[at]}()", ""
+        elif not theirs and module:
+            theirs = module.split(".", 1)[0]
+    return ours, theirs
+
+
+def _module(filename: str) -> str:
+    for name, loaded in list(sys.modules.items()):
+        if getattr(loaded, "__file__", None) == filename:
+            return name
+    return ""
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return ""
 
 
 def _transport_kinds(exc: BaseException) -> set[str]:
@@ -273,11 +318,22 @@ class RetryingAdapter(ABC):
 
     async def complete(self, request: Request) -> Completion:
         """One completion, retried on passing failures."""
-        return await with_retries(lambda: self._complete(request), self._retry)
+        try:
+            return await with_retries(lambda: self._complete(request), self._retry)
+        except AssistantError:
+            raise
+        except Exception as exc:
+            raise provider_bug(self._endpoint, exc) from exc
 
-    def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Text deltas, then the assembled completion; retried until the first event."""
-        return stream_with_retries(lambda: self._stream(request), self._retry)
+        try:
+            async for event in stream_with_retries(lambda: self._stream(request), self._retry):
+                yield event
+        except AssistantError:
+            raise
+        except Exception as exc:
+            raise provider_bug(self._endpoint, exc) from exc
 
     @abstractmethod
     async def _complete(self, request: Request) -> Completion:

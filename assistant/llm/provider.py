@@ -67,7 +67,8 @@ def build_model(config: Config, db: Database) -> ToolModeModel:
             from assistant.llm.anthropic import AnthropicModel
         except ImportError:
             raise ConfigError(
-                "llm.provider = 'anthropic' needs the extra: pip install 'assistant[anthropic]'"
+                "llm.provider = 'anthropic' needs the anthropic extra: in the assistant's folder, "
+                ".venv/bin/pip install -e '.[anthropic]'"
             ) from None
         adapter: Model = AnthropicModel(
             where,
