@@ -175,8 +175,9 @@ async def open_database(
 ) -> Database:
     """Open (creating if needed) and migrate the database at ``path``; the caller closes it.
     ``wait`` is how long another process's lock is waited out."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     check_file(path)
+    _create_private(path)
     conn = await aiosqlite.connect(path, isolation_level=None, timeout=wait)
     try:
         await _check_version(conn, path, len(migrations))
@@ -257,11 +258,23 @@ async def copy_to(conn: aiosqlite.Connection, target: Path) -> None:
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
     try:
+        _create_private(partial)
         await _to_the_end(_backup(conn, partial))
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
     partial.replace(target)
+
+
+def _create_private(path: Path) -> None:
+    """Create a missing database file for its owner alone: SQLite gives its -wal and -shm
+    files the database's own mode."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StorageError(f"{path}: cannot be created ({exc.strerror}).") from None
 
 
 async def _backup(conn: aiosqlite.Connection, target: Path) -> None:

@@ -34,6 +34,7 @@ SAYS_IT_ITSELF = frozenset({"doctor", "ask"})
 def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command and return its exit status: a failure is one plain line (exit 2),
     with the redacted traceback only under ``--debug``."""
+    os.umask(0o077)  # every file and folder it makes is its owner's alone, whatever the umask
     configure_logging(_level(args, "INFO"), once=args.command in ONE_SHOT)
     try:
         return _dispatch(args)
@@ -99,8 +100,9 @@ def _level(args: argparse.Namespace, configured: str) -> str:
 def _log_to(path: Path) -> bool:
     """Log to a file instead of the terminal, so log lines stay out of the conversation."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        stream = path.open("a", encoding="utf-8")  # open for the life of the chat
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # open for the life of the chat, its owner's alone
+        stream = path.open("a", encoding="utf-8", opener=lambda p, f: os.open(p, f, 0o600))
     except OSError:
         return False
     configure_logging(logging.getLevelName(logging.getLogger().level), stream)

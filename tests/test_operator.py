@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import os
+import stat
 import sys
+from datetime import datetime
 
+import pytest
 from fakehttp import fake_server
 from llm_fixtures import anthropic_reply
 
@@ -61,3 +65,87 @@ def test_doctor_lists_every_check_when_one_fails(tmp_path, monkeypatch, capsys):
     ]
     assert "pip install -e '.[anthropic]'" in said.out
     assert said.err == ""  # no log lines mixed into the list
+
+
+@pytest.fixture
+def loose_umask():
+    """The umask most machines have (022): what the assistant writes must be private anyway."""
+    before = os.umask(0o022)
+    yield
+    os.umask(before)
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_everything_written_is_the_owners_alone_under_umask_022(
+    tmp_path, monkeypatch, capsys, loose_umask
+):
+    monkeypatch.chdir(tmp_path)
+    assert main(["status"]) == 0
+    os.umask(0o022)  # as a library, too: not only because the command line set it
+    data = tmp_path / "data"
+    assert mode(data) == 0o700
+    assert mode(data / "assistant.db") == 0o600
+    assert main(["backup", "copy.db"]) == 0
+    assert mode(tmp_path / "copy.db") == 0o600
+    assert main(["backup", "copy.db"]) == 2  # never overwritten
+    assert "already exists" in capsys.readouterr().err
+
+    async def daily_and_lock() -> None:
+        from assistant.app import backups, datadir
+        from assistant.db import open_database
+
+        os.umask(0o022)
+        db = await open_database(data / "assistant.db")
+        try:
+            copy = await backups.take_daily(db, data / "backups", 3, datetime(2026, 11, 27, 9))
+        finally:
+            await db.close()
+        assert copy is not None and mode(copy) == 0o600 and mode(data / "backups") == 0o700
+        datadir.own(data / "assistant.db").close()
+        assert mode(data / "assistant.db.lock") == 0o600
+
+    asyncio.run(daily_and_lock())
+    for path in data.rglob("*"):
+        assert mode(path) & 0o077 == 0, path
+
+
+def test_an_older_installs_readable_files_are_made_private(
+    tmp_path, monkeypatch, capsys, loose_umask
+):
+    monkeypatch.chdir(tmp_path)
+    assert main(["status"]) == 0
+    data = tmp_path / "data"
+    data.chmod(0o755)
+    (data / "assistant.db").chmod(0o644)
+    (data / "backups").mkdir(mode=0o755)
+    (data / "backups" / "assistant-2026-01-01.db").write_bytes(b"")
+    (data / "backups" / "assistant-2026-01-01.db").chmod(0o644)
+    (data / "mine.txt").write_text("the owner's own file, not ours")
+    (data / "mine.txt").chmod(0o644)
+    assert main(["status"]) == 0
+    assert mode(data) == 0o700 and mode(data / "assistant.db") == 0o600
+    assert mode(data / "backups") == 0o700
+    assert mode(data / "backups" / "assistant-2026-01-01.db") == 0o600
+    assert mode(data / "mine.txt") == 0o644  # not ours to change
+
+
+def test_an_export_never_overwrites_an_earlier_one(tmp_path, monkeypatch, capsys, loose_umask):
+    from assistant.memory import export
+
+    out = tmp_path / "out"
+    first = export.write(
+        out, {"assistant-export-7.json": b"1", "assistant-export-7-notes.md": b"1"}
+    )
+    second = export.write(
+        out, {"assistant-export-7.json": b"2", "assistant-export-7-notes.md": b"2"}
+    )
+    assert [p.name for p in second] == [
+        "assistant-export-7-2.json",
+        "assistant-export-7-notes-2.md",
+    ]
+    assert [p.read_bytes() for p in first] == [b"1", b"1"]
+    assert [p.read_bytes() for p in second] == [b"2", b"2"]
+    assert mode(out) == 0o700 and all(mode(p) == 0o600 for p in first + second)

@@ -119,7 +119,7 @@ async def take_daily(db: Database, folder: Path, keep: int, now: datetime) -> Pa
 
 
 def _missing(target: Path) -> bool:
-    target.parent.mkdir(exist_ok=True)
+    target.parent.mkdir(mode=0o700, exist_ok=True)
     return not target.exists()
 
 

@@ -8,6 +8,7 @@ import fcntl
 import logging
 import os
 import signal
+import stat
 import tempfile
 from pathlib import Path
 from typing import IO
@@ -18,8 +19,16 @@ from assistant.errors import StorageError
 log = logging.getLogger(__name__)
 
 
+# What the assistant itself writes in its data folder: made its owner's alone when found
+# readable by others (written by an older version, or under a looser umask). Only these: the
+# folder may be one the owner keeps other things in.
+OURS = ("*.db", "*.db-*", "*.db.*", "chat-history", "chat.log")
+OUR_FOLDERS = {"backups": "assistant-*.db", "exports": "**/assistant-export-*", "mcp": "*.log"}
+
+
 def prepare(database: Path) -> None:
-    """Make sure the database's folder exists and is writable; each failure says what to do."""
+    """Make sure the database's folder exists, is writable and is its owner's alone; each
+    failure says what to do."""
     folder = database.parent
     if folder.exists() and not folder.is_dir():
         raise StorageError(
@@ -29,6 +38,7 @@ def prepare(database: Path) -> None:
     if not folder.exists():
         _make(folder)
     _check_writable(folder)
+    tighten(folder)
     if database.is_dir():
         raise StorageError(f"{database}: is a folder, not the database file. Move it away.")
 
@@ -40,7 +50,7 @@ def _make(folder: Path) -> None:
             "it, or set assistant.data_dir (under systemd, StateDirectory= makes it)."
         )
     try:
-        folder.mkdir()
+        folder.mkdir(mode=0o700)
     except OSError as exc:
         raise StorageError(f"{folder}: cannot be made ({exc.strerror}). {_ADVICE}") from None
 
@@ -61,6 +71,32 @@ def _check_writable(folder: Path) -> None:
         ) from None
 
 
+def tighten(folder: Path) -> list[Path]:
+    """Take others' access away from the data folder and what the assistant wrote in it;
+    returns what was changed."""
+    found = [folder]
+    for pattern in OURS:
+        found += folder.glob(pattern)
+    for name, pattern in OUR_FOLDERS.items():
+        if (folder / name).is_dir():
+            found += [folder / name, *(folder / name).glob(pattern)]
+            found += [p for p in (folder / name).glob("*") if p.is_dir()]
+    return [path for path in found if _private(path)]
+
+
+def _private(path: Path) -> bool:
+    try:
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode) or not mode & 0o077:
+            return False
+        path.chmod(stat.S_IMODE(mode) & 0o700)
+    except OSError as exc:
+        log.warning("%s: could not be made private (%s)", path, exc.strerror)
+        return False
+    log.info("%s: readable by others; now its owner's alone", path)
+    return True
+
+
 def lock_path(database: Path) -> Path:
     """The lock file of a database."""
     return database.parent / f"{database.name}.lock"
@@ -68,7 +104,8 @@ def lock_path(database: Path) -> Path:
 
 def own(database: Path) -> IO[bytes]:
     """Hold the database's lock, so one process fires its tasks (released when closed)."""
-    lock = lock_path(database).open("a+b")
+    descriptor = os.open(lock_path(database), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    lock = os.fdopen(descriptor, "a+b")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -249,7 +249,11 @@ def _errlog(spec: ServerSpec) -> TextIO:
     if spec.errlog is None:
         return open(os.devnull, "w")
     spec.errlog.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return open(spec.errlog, "w", encoding="utf-8", errors="replace")
+    return open(spec.errlog, "w", encoding="utf-8", errors="replace", opener=_private)
+
+
+def _private(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)
 
 
 def _last_line(spec: ServerSpec) -> str:

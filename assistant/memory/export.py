@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -86,12 +87,28 @@ def notes_markdown(data: dict[str, Any]) -> str:
 
 
 def write(folder: Path, files: dict[str, bytes]) -> list[Path]:
-    """Write exported files into ``folder`` (made if missing), readable by their owner only."""
+    """Write exported files into ``folder`` (made if missing), readable by their owner only;
+    an earlier export is never overwritten: this one takes the next free number."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    written = []
-    for name, content in files.items():
-        path = folder / Path(name).name  # a name, never a path elsewhere
-        path.write_bytes(content)
-        path.chmod(0o600)  # one person's data
-        written.append(path)
-    return written
+    names = [Path(name).name for name in files]  # a name, never a path elsewhere
+    for number in range(1, 10_000):
+        paths = [folder / _numbered(name, number) for name in names]
+        if not any(path.exists() for path in paths):
+            break
+    for path, content in zip(paths, files.values(), strict=True):
+        _write_new(path, content)
+    return paths
+
+
+def _numbered(name: str, number: int) -> str:
+    if number == 1:
+        return name
+    stem, dot, suffix = name.partition(".")
+    return f"{stem}-{number}{dot}{suffix}"
+
+
+def _write_new(path: Path, content: bytes) -> None:
+    """Create ``path`` for its owner alone; an existing file (a race) is refused, not replaced."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(content)
