@@ -101,8 +101,7 @@ def _log_to(path: Path) -> bool:
     """Log to a file instead of the terminal, so log lines stay out of the conversation."""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # open for the life of the chat, its owner's alone
-        stream = path.open("a", encoding="utf-8", opener=lambda p, f: os.open(p, f, 0o600))
+        stream = path.open("a", encoding="utf-8")  # open for the life of the chat
     except OSError:
         return False
     configure_logging(logging.getLevelName(logging.getLogger().level), stream)
