@@ -8,6 +8,12 @@ from collections.abc import Sequence
 
 from assistant import __version__
 
+DESCRIPTION = (
+    "A personal assistant that lives in Telegram and in this terminal: reminders, recurring "
+    "tasks, notes, web search and a model that calls tools. Start with `assistant chat`; "
+    "`assistant doctor` says what to set up."
+)
+
 
 def _common(defaults: bool) -> argparse.ArgumentParser:
     """--config and --debug, taken before or after the subcommand (after wins)."""
@@ -31,7 +37,9 @@ def _common(defaults: bool) -> argparse.ArgumentParser:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the ``assistant`` command."""
-    top = argparse.ArgumentParser(prog="assistant", description=__doc__, parents=[_common(True)])
+    top = argparse.ArgumentParser(
+        prog="assistant", description=DESCRIPTION, parents=[_common(True)]
+    )
     top.add_argument("--version", action="version", version=f"assistant {__version__}")
     sub = _common(False)
     commands = top.add_subparsers(dest="command")

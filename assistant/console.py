@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import stat
 import sys
-import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO, Protocol
@@ -33,6 +33,7 @@ GREETING = (
     "Reminders print here when they fire; /stop or Ctrl-C stops an answer."
 )
 AGAIN = "(Ctrl-C again within 2 s leaves)"
+LINE_LIMIT = 1 << 20  # a longer line is taken in pieces
 TWICE_SECONDS = 2.0
 
 
@@ -217,18 +218,11 @@ class Console:
             self.feed("/stop")
         self._print(self._style.dim(AGAIN))
 
-    def read_stdin(self, stream: BinaryIO | None = None) -> None:
-        """Read standard input in a daemon thread, feeding lines in; at its end, feed None.
-        Bytes that are not UTF-8 become U+FFFD instead of ending the chat."""
-        loop = asyncio.get_running_loop()
-        source = stream if stream is not None else sys.stdin.buffer
-
-        def pump() -> None:
-            for raw in source:
-                loop.call_soon_threadsafe(self.feed, raw.decode("utf-8", "replace"))
-            loop.call_soon_threadsafe(self.feed, None)
-
-        threading.Thread(target=pump, name="stdin", daemon=True).start()
+    async def read_lines(self, lines: AsyncIterator[str]) -> None:
+        """Feed lines in as they come; at their end, feed None."""
+        async for line in lines:
+            self.feed(line)
+        self.feed(None)
 
     async def read_prompt(self, history: Path) -> None:
         """Read lines at a prompt with line editing and history (kept in ``history``), the
@@ -342,3 +336,42 @@ class Console:
     def _print(self, text: str) -> None:
         self._out.write(text if text.endswith(" ") else text + "\n")
         self._out.flush()
+
+
+async def stdin_lines(stream: BinaryIO | None = None) -> AsyncIterator[str]:
+    """Lines of standard input (a pipe or a file) as they come, without a thread that could
+    hold the stream at exit; bytes that are not UTF-8 become U+FFFD instead of ending the chat."""
+    source = stream if stream is not None else sys.stdin.buffer
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    if not _streams(source):  # a file, /dev/null, a buffer: it has an end, read it whole
+        data = await asyncio.to_thread(source.read)
+        for raw in data.splitlines(keepends=True):
+            yield raw.decode("utf-8", "replace")
+        return
+    transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), source
+    )
+    try:
+        while raw := await _line(reader):
+            yield raw.decode("utf-8", "replace")
+    finally:
+        transport.close()
+
+
+def _streams(source: BinaryIO) -> bool:
+    """Whether ``source`` is a pipe or a socket, which the event loop can wait on."""
+    try:
+        mode = os.fstat(source.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+async def _line(reader: asyncio.StreamReader) -> bytes:
+    """One line, or a piece of a line longer than the limit (never an error)."""
+    try:
+        return await reader.readuntil(b"\n")
+    except asyncio.IncompleteReadError as end:
+        return end.partial
+    except asyncio.LimitOverrunError as long:
+        return await reader.readexactly(long.consumed)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import os
 import shutil
 import signal
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,10 +39,12 @@ def run_command(args: argparse.Namespace) -> int:
     os.umask(0o077)  # every file and folder it makes is its owner's alone, whatever the umask
     configure_logging(_level(args, "INFO"), once=args.command in ONE_SHOT)
     try:
-        return _dispatch(args)
+        return _flushed(_dispatch(args))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # ExceptionGroup from a TaskGroup included
+        if (closed := _output_failure(exc)) is not None:
+            return closed
         known = _assistant_error(exc)
         if known is not None:
             print(f"assistant: {redact_text(str(known))}", file=sys.stderr)
@@ -63,10 +67,15 @@ async def _run(setup: app.Setup) -> None:
 
 async def _chat(setup: app.Setup) -> None:
     from assistant.app import serve
-    from assistant.console import Console, CurrentStdout, WholeLines
+    from assistant.app.joining import running_service
+    from assistant.console import Console, CurrentStdout, WholeLines, stdin_lines
 
     folder = setup.database_path().parent
-    prompt = sys.stdin.isatty() and sys.stdout.isatty() and _log_to(folder / "chat.log")
+    tty = sys.stdin.isatty() and sys.stdout.isatty()
+    if (joined := running_service(setup.database_path())) is not None:
+        await _join(joined, folder, tty)
+        return
+    prompt = tty and _log_to(folder / "chat.log", setup.config.assistant.log_level)
     out = WholeLines(CurrentStdout(), lambda: shutil.get_terminal_size().columns)
     console = Console(
         out if prompt else CurrentStdout(),
@@ -76,14 +85,39 @@ async def _chat(setup: app.Setup) -> None:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, console.feed, None)
     loop.add_signal_handler(signal.SIGINT, console.interrupt)
-    if not prompt:
-        console.read_stdin()
-        await serve.chat(setup, SystemClock(), console)
-        return
     async with asyncio.TaskGroup() as group:
-        reader = group.create_task(console.read_prompt(folder / "chat-history"))
+        if prompt:
+            reader = group.create_task(console.read_prompt(folder / "chat-history"))
+        else:
+            reader = group.create_task(console.read_lines(stdin_lines()))
         await serve.chat(setup, SystemClock(), console)
         reader.cancel()
+
+
+async def _join(socket: Path, folder: Path, tty: bool) -> None:
+    """Talk to the running service instead of opening the database beside it."""
+    from assistant.app import joining
+    from assistant.console import CurrentStdout, Style, WholeLines, stdin_lines
+
+    stdout = CurrentStdout()
+    if not tty:
+        await joining.chat(socket, stdin_lines(), stdout, color=False)
+        return
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    out = WholeLines(stdout, lambda: shutil.get_terminal_size().columns)
+    with patch_stdout(raw=True):
+        lines = joining.prompt_lines(folder / "chat-history")
+        await joining.chat(socket, lines, out, color=Style.for_output(stdout).on)
+
+
+async def _ask(setup: app.Setup, text: str) -> str:
+    """One request: to the running service when one runs, else on a runtime of its own."""
+    from assistant.app import joining, serve
+
+    if (joined := joining.running_service(setup.database_path())) is not None:
+        return await joining.ask(joined, text, sys.stdout)
+    return (await serve.ask(setup, text, SystemClock(), sys.stdout)).ending
 
 
 def _level(args: argparse.Namespace, configured: str) -> str:
@@ -93,18 +127,20 @@ def _level(args: argparse.Namespace, configured: str) -> str:
         return "DEBUG"
     if args.command in SAYS_IT_ITSELF:
         return "CRITICAL"
-    quiet = args.command in ONE_SHOT and logging.getLevelName(configured.upper()) < logging.WARNING
+    quiet = (args.command in ONE_SHOT or args.command == "chat") and logging.getLevelName(
+        configured.upper()
+    ) < logging.WARNING
     return "WARNING" if quiet else configured
 
 
-def _log_to(path: Path) -> bool:
+def _log_to(path: Path, level: str) -> bool:
     """Log to a file instead of the terminal, so log lines stay out of the conversation."""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         stream = path.open("a", encoding="utf-8")  # open for the life of the chat
     except OSError:
         return False
-    configure_logging(logging.getLevelName(logging.getLogger().level), stream)
+    configure_logging(level, stream)
     print(f"(log lines go to {path})")
     return True
 
@@ -139,10 +175,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     elif args.command == "chat":
         asyncio.run(_chat(setup))
     elif args.command == "ask":
-        from assistant.app import serve
-
-        answer = asyncio.run(serve.ask(setup, args.text, SystemClock(), sys.stdout))
-        return 0 if answer.ending in ("answered", "max_steps") else 1
+        return 0 if asyncio.run(_ask(setup, args.text)) in ("answered", "max_steps") else 1
     elif args.command == "schedule":
         print(app.preview_schedule(config, args.text, args.tz, SystemClock().now()))
     else:
@@ -165,6 +198,38 @@ def _operate(args: argparse.Namespace, setup: app.Setup) -> None:
         print(asyncio.run(backups.restore(setup, source, SystemClock().now())))
     else:
         print(asyncio.run(operations.export(setup, Path(args.folder).expanduser())))
+
+
+def _flushed(status: int) -> int:
+    """The status, once what was printed has reached the output (a closed pipe shows here)."""
+    sys.stdout.flush()
+    return status
+
+
+def _output_failure(exc: BaseException) -> int | None:
+    """A closed pipe ends the command quietly, as a Unix tool ends (status 141, SIGPIPE's); a
+    full device is one line. None for any other error."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, BrokenPipeError):
+        _silence_stdout()
+        return 128 + signal.SIGPIPE
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        _silence_stdout()
+        print(
+            "assistant: no space left on the device it writes to (its output, or the data "
+            "folder): free some space and run it again.",
+            file=sys.stderr,
+        )
+        return 2
+    return None
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush is quiet."""
+    with suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def _assistant_error(exc: BaseException) -> AssistantError | None:

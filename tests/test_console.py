@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
@@ -17,7 +18,7 @@ from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.app.serve import chat
 from assistant.config import parse_config
-from assistant.console import Console, Style
+from assistant.console import Console, Style, stdin_lines
 
 
 async def with_a_task(tmp_path, clock, command: str):
@@ -173,9 +174,26 @@ async def test_bytes_that_are_not_utf8_on_standard_input_do_not_end_the_chat(
 ):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     terminal = Terminal()
-    terminal.console.read_stdin(io.BytesIO(b"/note caf\xe9 \xff\xfe\n/notes\n/quit\n"))
-    await chat(setup_for(tmp_path), clock, terminal.console)
+    stream = io.BytesIO(b"/note caf\xe9 \xff\xfe\n/notes\n/quit\n")
+    async with asyncio.TaskGroup() as group:
+        group.create_task(terminal.console.read_lines(stdin_lines(stream)))
+        await chat(setup_for(tmp_path), clock, terminal.console)
     assert "1. caf\ufffd \ufffd\ufffd" in terminal.text()
+
+
+async def test_standard_input_from_a_pipe_is_read_line_by_line_without_a_thread():
+    read, write = os.pipe()
+
+    def writer() -> None:
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(b"first\n" + b"x" * 3_000_000 + b"\nlast")
+
+    with os.fdopen(read, "rb") as stream:
+        writing = asyncio.ensure_future(asyncio.to_thread(writer))
+        lines = [line async for line in stdin_lines(stream)]
+        await writing
+    assert lines[0] == "first\n" and lines[-1] == "last"
+    assert "".join(lines[1:-1]) == "x" * 3_000_000 + "\n"
 
 
 async def test_every_always_repeats_and_says_so_when_the_text_is_a_one_shot(

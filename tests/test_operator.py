@@ -6,6 +6,7 @@ import asyncio
 import importlib.metadata
 import os
 import stat
+import subprocess
 import sys
 from datetime import datetime
 
@@ -149,3 +150,31 @@ def test_an_export_never_overwrites_an_earlier_one(tmp_path, monkeypatch, capsys
     assert [p.read_bytes() for p in first] == [b"1", b"1"]
     assert [p.read_bytes() for p in second] == [b"2", b"2"]
     assert mode(out) == 0o700 and all(mode(p) == 0o600 for p in first + second)
+
+
+def run_with_stdout(tmp_path, stdout, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "assistant", *argv],
+        stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=60,
+        env={k: v for k, v in os.environ.items() if k != "ASSISTANT_CONFIG"},
+    )  # fmt: skip
+
+
+def test_a_closed_pipe_ends_a_command_quietly(tmp_path):
+    read, write = os.pipe()
+    os.close(read)  # as `| head -1` does once it has its line
+    try:
+        done = run_with_stdout(tmp_path, write, "tools", "--format", "openai")
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_full_output_device_is_one_plain_line(tmp_path):
+    with open("/dev/full", "w") as full:
+        done = run_with_stdout(tmp_path, full, "status")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "assistant: no space left on the device it writes to (its output, or the data "
+        "folder): free some space and run it again.\n"
+    )

@@ -18,6 +18,7 @@ from assistant.app import Setup, backups, systemd
 from assistant.app.alerts import Alerts, Condition, disk, servers
 from assistant.app.health import serve_health
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose
+from assistant.app.terminals import Door, Switchboard, socket_path
 from assistant.clock import Clock
 from assistant.console import Console, Printer
 from assistant.errors import ConfigError, LLMError, RunError
@@ -124,19 +125,23 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
         speech=setup.config.speech,
     )
     grace = timedelta(seconds=setup.config.scheduler.shutdown_grace_seconds)
+    board = Switchboard(channel)
     try:
         async with (
-            compose(setup, clock, channel, channel, tools=True) as runtime,
+            compose(setup, clock, board, board, tools=True) as runtime,
             services(runtime) as group,
             ChatQueues.running(clock, grace) as queues,
         ):
             monitor = _monitor(setup, group, channel, runtime)
             alerts = _alerts(setup, group, runtime)
+            door = Door(runtime, queues, board, console_user(setup))
+            terminals = group.create_task(door.listen(socket_path(setup.database_path())))
             try:
                 await channel.start(runtime, queues)
                 systemd.notify("READY=1")
                 await stop.wait()
             finally:
+                terminals.cancel()
                 for watcher in (monitor, alerts):
                     if watcher is not None:
                         watcher.cancel()
