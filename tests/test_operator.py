@@ -155,7 +155,7 @@ def test_an_export_never_overwrites_an_earlier_one(tmp_path, monkeypatch, capsys
 def run_with_stdout(tmp_path, stdout, *argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "assistant", *argv],
-        stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=60,
+        check=False, stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=60,
         env={k: v for k, v in os.environ.items() if k != "ASSISTANT_CONFIG"},
     )  # fmt: skip
 
