@@ -25,6 +25,7 @@ from pydantic import (
 from assistant.clock import shorten, zone_or_none
 from assistant.errors import ConfigError
 from assistant.servers import MCPSettings
+from assistant.wording import wanted
 
 log = logging.getLogger(__name__)
 
@@ -302,6 +303,10 @@ def load_config(path: Path, *, named: bool = False) -> Config:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}; fix it there.") from None
+    except RecursionError:
+        raise ConfigError(
+            f"{path}: tables or lists nested too deeply to read; flatten them there."
+        ) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8.") from None
     except IsADirectoryError:
@@ -358,6 +363,8 @@ def _expectation(err: Any) -> str:
         return f"must be one of {ctx.get('expected')}, got {got!r}"
     if kind == "value_error":
         return str(ctx.get("error", err["msg"]))
+    if kind.endswith(("_type", "_parsing")) and (words := wanted(Config, err["loc"])):
+        return f"{words}; got {got!r}"
     return f"{err['msg'][0].lower()}{err['msg'][1:]}, got {type(got).__name__} {got!r}"
 
 

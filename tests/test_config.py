@@ -26,11 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
         ),
         (
             {"llm": {"max_steps": "5"}},
-            "config.toml: llm.max_steps: input should be a valid integer, got str '5'",
+            "config.toml: llm.max_steps: a whole number, e.g. 5; got '5'",
         ),
         (
             {"telegram": {"allowed_user_ids": [1, True]}},
-            "config.toml: telegram.allowed_user_ids[1]: input should be a valid integer, got bool True",
+            "config.toml: telegram.allowed_user_ids[1]: a whole number, e.g. 123456789; got True",
         ),
         (
             {"telegram": {"allowed_user_ids": [-5]}},
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
             "llm.tool_mode: must be one of 'native', 'text', 'grammar' or 'auto', got 'magic'",
         ),
         ({"tools": {"summary_chars": 10}}, "tools.summary_chars: must be >= 100, got 10"),
-        ({"llm": 5}, "config.toml: llm: input should be a valid dictionary"),
+        ({"llm": 5}, "config.toml: llm: a table, e.g. { key = value }; got 5"),
     ],
 )
 def test_bad_values_name_the_file_the_key_and_the_expectation(raw, message) -> None:
@@ -96,7 +96,55 @@ def test_the_example_config_documents_every_key_with_its_default() -> None:
     defaults = Config().model_dump()
     assert set(raw) == set(defaults)
     for section, values in defaults.items():
-        assert set(raw[section]) == set(values), section
+        examples = {"servers"} if section == "mcp" else set()  # commented-out examples below
+        assert set(raw[section]) == set(values) - examples, section
+
+
+def example_blocks(text: str) -> list[tuple[int, int]]:
+    """The commented-out examples of the file: runs of `# key = …` or `# [table]` lines."""
+    lines, blocks, start = text.splitlines(), [], None
+    for number, line in enumerate([*lines, ""]):
+        inside = (line.startswith("# ") and line[2:3] not in (" ", "")) or (
+            start is not None and line.startswith("#  ")
+        )
+        if inside and start is None and (line[2] == "[" or " = " in line.split("#")[1]):
+            start = number
+        elif not inside and start is not None:
+            blocks.append((start, number))
+            start = None
+    return blocks
+
+
+def test_each_example_block_of_the_example_config_loads_when_uncommented(tmp_path) -> None:
+    text = (ROOT / "config.example.toml").read_text()
+    blocks = example_blocks(text)
+    assert len(blocks) >= 2  # the MCP servers: one over stdio, one over HTTP
+    for start, end in blocks:
+        lines = text.splitlines()
+        for number in range(start, end):
+            uncommented = lines[number][2:]
+            lines[number] = "" if uncommented.lstrip().startswith("#") else uncommented
+        path = tmp_path / "config.toml"
+        path.write_text("\n".join(lines) + "\n")
+        config = load_config(path)
+        assert config.mcp.servers, "\n".join(lines[start:end])
+
+
+def test_the_words_of_a_wrong_type_are_the_editors(tmp_path) -> None:
+    with pytest.raises(ConfigError) as wrong:
+        parse_config({"telegram": {"allowed_user_ids": "123456789", "private_only": "yes"}})
+    assert str(wrong.value).splitlines() == [
+        "config.toml: telegram.allowed_user_ids: a list of numbers, e.g. [123456789]; "
+        "got '123456789'",
+        "config.toml: telegram.private_only: true or false, e.g. true; got 'yes'",
+    ]
+
+
+def test_tables_nested_too_deeply_are_one_plain_line(tmp_path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("x = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="nested too deeply to read; flatten them there"):
+        load_config(path)
 
 
 def test_relative_data_dir_is_taken_from_the_base(tmp_path) -> None:
