@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from fakehttp import fake_server
@@ -178,3 +179,23 @@ def test_a_full_output_device_is_one_plain_line(tmp_path):
         "assistant: no space left on the device it writes to (its output, or the data "
         "folder): free some space and run it again.\n"
     )
+
+
+def test_status_lists_the_folders_and_the_servers_tools(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from mcp_fixtures import SERVER
+
+    root = Path(__file__).resolve().parents[1]
+    shutil.copytree(root / "docs" / "tools.d", tmp_path / "tools.d")
+    (tmp_path / "config.toml").write_text(
+        '[tools]\nfolder = "tools.d"\n'
+        f'[mcp.servers.test]\ncommand = ["{sys.executable}", "{SERVER}", "stdio"]\n'
+        '[mcp.servers.gone]\ncommand = ["/nonexistent/server"]\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    tools = next(line for line in out.splitlines() if line.startswith("tools:"))
+    assert "get_current_time" in tools and "roll_dice" in tools and "test__add" in tools
+    assert "server gone: " in out and "gone__" not in out

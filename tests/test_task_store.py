@@ -282,3 +282,15 @@ def test_task_kinds_are_declared_once_and_every_kind_has_its_concurrency_key() -
 
     assert get_args(TaskKind) == KINDS
     assert set(ConcurrencySettings.model_fields) == set(KINDS) == set(DEFAULT_CONCURRENCY)
+
+
+async def test_an_edit_of_a_paused_task_keeps_it_paused_and_says_so(store, clock) -> None:
+    from assistant.tools.builtin.tasks import edited
+
+    task = await store.add(recurring("stretch", "every day at 9am", clock.now()))
+    paused = await store.pause(ALICE.user_id, task.id)
+    moved = await store.edit(ALICE.user_id, task.id, parse_once("in 1h", ZONE, clock.now()), None)
+    assert moved.status == "paused"
+    assert edited(paused, moved, ZONE).endswith("; it stays paused until you resume it")
+    resumed = await store.resume(ALICE.user_id, task.id)
+    assert resumed.status == "active"

@@ -246,7 +246,7 @@ async def status(setup: Setup) -> str:
         model = await _model_status(setup.config, conn)
     finally:
         await conn.close()
-    registry = build_registry(setup.config)
+    tools = await _tools_status(setup)
     return "\n".join(
         [
             f"assistant {__version__}",
@@ -254,13 +254,34 @@ async def status(setup: Setup) -> str:
             f"database: {path} (schema {version})",
             f"timezone: {setup.config.assistant.timezone}",
             f"model:    {model}",
-            f"tools:    {', '.join(registry.names()) or 'none'}",
+            *tools,
             "",
             "`assistant tools` prints the catalogue the model reads;",
             "`assistant schedule 'weekdays 6pm'` shows how a schedule is read;",
             f"`assistant ask 'what time is it?'` asks {setup.config.llm.model} once.",
         ]
     )
+
+
+async def _tools_status(setup: Setup) -> list[str]:
+    """Every tool the model may be offered: built in, the folder's, the servers' (started,
+    each within its connect timeout), and the servers that are not up."""
+    from assistant.app.outside import outside
+
+    async with outside(setup.config, setup.base, setup.database_path().parent) as found:
+        registry = build_registry(setup.config, own=found.own(), sources=[found.servers])
+        lines = [f"tools:    {', '.join(registry.names()) or 'none'}"]
+        if found.folder is not None and found.folder.problems:
+            lines.append(
+                f"          {len(found.folder.problems)} left out of the tools folder "
+                "(`assistant tools --check` says why)"
+            )
+        lines += [
+            f"          server {c.spec.name}: {c.state} ({c.reason})"
+            for c in found.hub
+            if c.state != "up"
+        ]
+    return lines
 
 
 async def _model_status(config: Config, db: Database) -> str:

@@ -94,7 +94,9 @@ def edit_values(
         first = stamp(parsed.first_run)
         change += (
             ", schedule_type = ?, schedule_data = ?, schedule_text = ?, timezone = ?,"
-            " next_run = ?, due_at = ?, attempts = 0, last_error = '', status = 'active'"
+            " next_run = ?, due_at = ?, attempts = 0, last_error = '',"
+            # a paused task stays paused; a finished one-shot comes back (a snooze)
+            " status = CASE status WHEN 'paused' THEN 'paused' ELSE 'active' END"
         )
         schedule = parsed.schedule
         values += [schedule.kind, to_json(schedule), spoken(parsed), schedule.zone, first, first]

@@ -224,6 +224,8 @@ def edited(before: Task, after: Task, zone: str) -> str:
     """An edit's confirmation: the task as it is now, and its next run before and after."""
     was, now = local_time(before.next_run, zone), local_time(after.next_run, zone)
     moved = f"next run was {was}, now {now}" if was != now else f"next {now}"
+    if after.status == "paused":
+        moved += "; it stays paused until you resume it"
     return f"✏️ {after.id}: {_describe(after)} — {after.schedule_text}; {moved}"
 
 
