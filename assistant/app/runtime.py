@@ -51,6 +51,7 @@ from assistant.tasks import TaskKind, TaskStore
 from assistant.tools import Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
+from assistant.tools.validation import unencodable
 
 log = logging.getLogger(__name__)
 SPEECH_OFF = (
@@ -58,6 +59,11 @@ SPEECH_OFF = (
     "OpenAI-compatible speech-to-text endpoint, OpenAI's or a local Whisper server"
 )
 SPEECH_SLACK = 5.0  # seconds beyond the client's own timeout, for the upload itself
+
+
+def unreadable(what: str) -> str:
+    """The answer to a message that holds text no store or channel can take."""
+    return f"That message holds text that cannot be read ({what}); nothing was done."
 
 
 class UnconfiguredModel:
@@ -166,6 +172,8 @@ class Runtime:
         attachments: Sequence[Attachment] = (),
     ) -> Reply | Answer:
         """A slash command's reply, or the agent's answer to plain words (and attachments)."""
+        if bad := unencodable(text):
+            return Reply(unreadable(bad))
         welcome = await self._welcome_back(person.user_id)
         reply = await self.commands.handle(person, text)
         if reply is None and self.local is not None and not attachments:

@@ -17,7 +17,7 @@ from assistant.agent.chats import ChatQueues
 from assistant.app import Setup, backups, systemd
 from assistant.app.alerts import Alerts, Condition, disk, servers
 from assistant.app.health import serve_health
-from assistant.app.runtime import Runtime, UnconfiguredModel, compose
+from assistant.app.runtime import Runtime, UnconfiguredModel, compose, unreadable
 from assistant.app.terminals import Door, Switchboard, socket_path
 from assistant.clock import Clock
 from assistant.console import Console, Printer
@@ -26,6 +26,7 @@ from assistant.memory.handover import LOCAL
 from assistant.scheduler import Notice
 from assistant.tasks import Owner
 from assistant.telegram.bot import TelegramChannel, Webhook
+from assistant.tools.validation import unencodable
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,9 @@ def console_user(setup: Setup) -> int:
 async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
     """One turn as the owner (or the local user), streamed to ``out``; approvals are refused,
     the running bot's scheduler is woken for anything it schedules."""
+    if bad := unencodable(text):
+        out.write(unreadable(bad) + "\n")
+        return Answer(unreadable(bad), ending="invalid")
     owner = console_user(setup)
     channel = NoChannel()
     async with compose(setup, clock, channel, channel, owner=False, tools=True) as runtime:

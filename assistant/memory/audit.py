@@ -53,15 +53,15 @@ class AuditLog:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     self._clock.now().isoformat(),
-                    entry.request_id,
-                    entry.call_id,
+                    escaped(entry.request_id),
+                    escaped(entry.call_id),
                     entry.user_id,
-                    entry.tool,
-                    arguments_json(entry.arguments),
+                    escaped(entry.tool),
+                    escaped(arguments_json(entry.arguments)),
                     json.dumps(list(entry.dropped)),
                     entry.outcome,
-                    redact_text(entry.result[:RESULT_CHARS]),
-                    redact_text(entry.error[:RESULT_CHARS]),
+                    escaped(redact_text(entry.result[:RESULT_CHARS])),
+                    escaped(redact_text(entry.error[:RESULT_CHARS])),
                     entry.duration_ms,
                     entry.approver,
                 ),
@@ -75,6 +75,12 @@ class AuditLog:
                 "SELECT * FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
             )
         return [_entry(row) for row in rows]
+
+
+def escaped(text: str) -> str:
+    """Text as a row can hold it: a lone surrogate (valid in JSON, not in UTF-8) written as
+    its escape, so that no call goes without its row."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def arguments_json(arguments: Mapping[str, Any]) -> str:

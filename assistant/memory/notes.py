@@ -17,6 +17,8 @@ NOTES = Index("notes_fts", "notes", "1.0, 0.5")
 MAX_NOTE = 10_000
 MAX_TAGS = 10
 
+SQLITE_MAX_INTEGER = 2**63 - 1
+
 
 @dataclass(frozen=True)
 class Note:
@@ -95,6 +97,8 @@ class Notes:
 
     async def delete(self, user_id: int, note_id: int) -> Note:
         """Delete the user's note; another user's note is not found."""
+        if not 0 < note_id <= SQLITE_MAX_INTEGER:  # no row has it; SQLite could not take it
+            raise ToolError(f"you have no note {note_id}; list_notes shows yours")
         async with self._db.write() as conn:
             async with conn.execute(
                 "DELETE FROM notes WHERE id = ? AND user_id = ? RETURNING *", (note_id, user_id)

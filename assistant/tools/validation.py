@@ -41,6 +41,16 @@ MAX_DEPTH = 32
 MAX_SIZE = 200_000  # characters of strings and keys, and one per value
 
 
+def unencodable(text: str) -> str:
+    """What in ``text`` cannot be stored or sent (a lone surrogate, which JSON allows as
+    "\\ud800"), or "" when it is all valid."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"a lone surrogate, {text[exc.start]!r}, at character {exc.start + 1}"
+    return ""
+
+
 def out_of_bounds(value: object) -> str | None:
     """Why arguments are too deep or too big to take, or None; iterative, so any depth is safe."""
     stack: list[tuple[object, int]] = [(value, 1)]
@@ -52,8 +62,11 @@ def out_of_bounds(value: object) -> str | None:
         size += len(item) if isinstance(item, str) else 1
         if size > MAX_SIZE:
             return f"they are larger than {MAX_SIZE:,} characters"
+        if isinstance(item, str) and (bad := unencodable(item)):
+            return f"they hold text that is not valid Unicode ({bad}); send the text again"
         if isinstance(item, Mapping):
             size += sum(len(str(key)) for key in item)
+            stack.extend((str(key), depth + 1) for key in item)
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list | tuple):
             stack.extend((v, depth + 1) for v in item)

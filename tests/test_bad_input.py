@@ -1,0 +1,93 @@
+"""Bad input the issue named: each gets a clear answer, a call never goes without its audit
+row, and nothing stored changes."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from fakehttp import fake_server
+from llm_fixtures import call, chat_reply
+from test_ask import setup_for
+
+from assistant.app import serve
+from assistant.db import open_database
+
+SURROGATE = "\ud800"
+
+
+async def rows(setup, query: str) -> list[tuple]:
+    db = await open_database(setup.database_path())
+    try:
+        async with db.read() as session:
+            return [tuple(r) for r in await session.fetchall(query)]
+    finally:
+        await db.close()
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("save_note", {"content": f"milk {SURROGATE}"}),
+        ("add_reminder", {"when": "in 5m", "message": SURROGATE}),
+        ("search_memory", {"query": SURROGATE}),
+        ("fetch_url", {"url": f"https://example.com/{SURROGATE}"}),
+        ("delete_note", {SURROGATE: 1, "note_id": 1}),
+    ],
+)
+async def test_a_lone_surrogate_from_the_model_is_refused_with_its_audit_row(
+    tmp_path, monkeypatch, clock, tool, arguments
+):
+    monkeypatch.setenv("TEST_LLM_KEY", "k")
+    setup = setup_for(tmp_path, "", stream=False)
+    async with fake_server() as server:
+        server.script(
+            chat_reply(None, (call("c1", tool, arguments),)),
+            chat_reply("I could not do that."),
+        )
+        setup = setup_for(tmp_path, f"{server.url}/v1", stream=False)
+        answer = await serve.ask(setup, "do the thing with the odd text", clock, io.StringIO())
+        sent_back = server.requests[1].json()["messages"][-1]["content"]
+    assert answer.ending == "answered"
+    assert "not valid Unicode" in sent_back and "internal error" not in sent_back
+    (row,) = await rows(setup, "SELECT tool, outcome, arguments FROM audit")
+    assert row[:2] == (tool, "invalid") and "\\ud800" in row[2]  # escaped, still JSON
+    assert await rows(setup, "SELECT * FROM notes") == []
+    assert await rows(setup, "SELECT * FROM scheduled_tasks") == []
+
+
+async def test_a_note_id_past_what_sqlite_holds_is_no_such_note(tmp_path, monkeypatch, clock):
+    monkeypatch.setenv("TEST_LLM_KEY", "k")
+    async with fake_server() as server:
+        server.script(
+            chat_reply(None, (call("c1", "save_note", {"content": "keep me"}),)),
+            chat_reply("Saved."),
+            chat_reply(None, (call("c2", "delete_note", {"note_id": 2**64}),)),
+            chat_reply("No such note."),
+        )
+        setup = setup_for(tmp_path, f"{server.url}/v1", stream=False)
+        await serve.ask(setup, "remember: keep me", clock, io.StringIO())
+        await serve.ask(setup, "now forget a note", clock, io.StringIO())
+        sent_back = server.requests[3].json()["messages"][-1]["content"]
+    assert f"you have no note {2**64}" in sent_back
+    outcomes = await rows(setup, "SELECT tool, outcome FROM audit ORDER BY id")
+    assert outcomes == [("save_note", "ok"), ("delete_note", "error")]
+    assert [r[0] for r in await rows(setup, "SELECT content FROM notes")] == ["keep me"]
+
+
+async def test_a_message_that_cannot_be_encoded_gets_a_clear_answer(tmp_path, clock, capsys):
+    setup = setup_for(tmp_path, "http://127.0.0.1:9/v1")
+    out = io.StringIO()
+    answer = await serve.ask(setup, f"/note {SURROGATE}", clock, out)
+    assert answer.ending == "invalid"
+    assert out.getvalue().startswith("That message holds text that cannot be read (a lone ")
+    assert not setup.database_path().exists() or await rows(setup, "SELECT * FROM notes") == []
+
+
+def test_the_surrogate_escape_keeps_json_readable():
+    from assistant.memory.audit import arguments_json, escaped
+
+    row = escaped(arguments_json({"a": SURROGATE, "b": "ok"}))
+    row.encode("utf-8")  # storable
+    assert json.loads(row) == {"a": SURROGATE, "b": "ok"}  # and the same JSON
