@@ -91,3 +91,30 @@ def test_the_surrogate_escape_keeps_json_readable():
     row = escaped(arguments_json({"a": SURROGATE, "b": "ok"}))
     row.encode("utf-8")  # storable
     assert json.loads(row) == {"a": SURROGATE, "b": "ok"}  # and the same JSON
+
+
+async def test_a_note_on_a_full_disk_is_told_in_telegram(tmp_path, clock, monkeypatch):
+    """The database really fills up (SQLite's page cap): the person hears it was not saved."""
+    from test_telegram import ADA, eventually, served
+
+    from assistant import db as storage
+
+    fresh = await open_database(tmp_path / "assistant.db")
+    async with fresh.read() as session:
+        (pages,) = await session.fetchone("PRAGMA page_count") or (0,)
+    await fresh.close()
+    monkeypatch.setattr(storage, "PRAGMAS", (*storage.PRAGMAS, f"max_page_count = {pages + 2}"))
+    async with served(tmp_path, clock, monkeypatch) as running:
+        running.telegram.message(ADA, "/note " + "x" * 9_000)
+        await eventually(lambda: any("nothing was saved" in t for t in running.telegram.texts()))
+    monkeypatch.undo()
+    assert await rows_at(tmp_path, "SELECT * FROM notes") == []
+
+
+async def rows_at(folder, query: str) -> list[tuple]:
+    db = await open_database(folder / "assistant.db")
+    try:
+        async with db.read() as session:
+            return [tuple(r) for r in await session.fetchall(query)]
+    finally:
+        await db.close()

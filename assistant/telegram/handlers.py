@@ -146,8 +146,8 @@ class Handlers:
     ) -> None:
         try:
             await self._reply(person, text, attachments)
-        except StorageError as exc:
-            await self._channel.send(person.chat_id, str(exc))
+        except* StorageError as failed:  # from inside the typing indicator's task group
+            await self._channel.send(person.chat_id, str(failed.exceptions[0]))
 
     async def _reply(self, person: Person, text: str, attachments: tuple[Attachment, ...]) -> None:
         draft = Draft(self._channel, person.chat_id, self._channel.edit_interval)
