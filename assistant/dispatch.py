@@ -9,13 +9,14 @@ import logging
 import os
 import shutil
 import signal
+import sqlite3
 import sys
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.clock import SystemClock
-from assistant.errors import AssistantError
+from assistant.errors import AssistantError, StorageError
 from assistant.logs import configure_logging
 from assistant.redaction import redact_text, remember_secrets
 
@@ -45,7 +46,7 @@ def run_command(args: argparse.Namespace) -> int:
     except Exception as exc:  # ExceptionGroup from a TaskGroup included
         if (closed := _output_failure(exc)) is not None:
             return closed
-        known = _assistant_error(exc)
+        known = _assistant_error(exc) or _damaged(exc)
         if known is not None:
             print(f"assistant: {redact_text(str(known))}", file=sys.stderr)
         else:
@@ -198,6 +199,19 @@ def _operate(args: argparse.Namespace, setup: app.Setup) -> None:
         print(asyncio.run(backups.restore(setup, source, SystemClock().now())))
     else:
         print(asyncio.run(operations.export(setup, Path(args.folder).expanduser())))
+
+
+def _damaged(exc: BaseException) -> AssistantError | None:
+    """A database error that escaped its store: the file is damaged (a page, a table)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    log.debug("the database failed", exc_info=exc)
+    return StorageError(
+        f"the database failed ({exc}): it may be damaged. Restore a backup (assistant restore "
+        "FILE; daily copies are in the data folder's backups) or move it away to start afresh."
+    )
 
 
 def _flushed(status: int) -> int:

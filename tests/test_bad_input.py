@@ -118,3 +118,61 @@ async def rows_at(folder, query: str) -> list[tuple]:
             return [tuple(r) for r in await session.fetchall(query)]
     finally:
         await db.close()
+
+
+def damage(folder, *statements: str) -> None:
+    import sqlite3
+
+    with sqlite3.connect(folder / "data" / "assistant.db") as conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+
+
+def test_a_database_with_its_tables_dropped_is_one_plain_line(tmp_path, monkeypatch, capsys):
+    from assistant.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["status"]) == 0
+    damage(tmp_path, "DROP TABLE notes", "DROP TABLE scheduled_tasks")
+    before = (tmp_path / "data" / "assistant.db").read_bytes()
+    capsys.readouterr()
+    assert main(["status"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("assistant: ") and err.count("\n") == 1
+    assert "damaged: its tables notes, scheduled_tasks are missing; it was left untouched" in err
+    assert "assistant restore FILE" in err
+    assert (tmp_path / "data" / "assistant.db").read_bytes() == before
+
+
+def test_text_that_is_not_utf8_in_the_database_is_read_not_fatal(tmp_path, monkeypatch, capsys):
+    from assistant.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", "first"]) == 0
+    damage(
+        tmp_path,
+        "INSERT INTO notes (user_id, content, tags, created_at) "
+        "VALUES (0, CAST(x'fffe41' AS TEXT), '[]', '2026-01-01T00:00:00+00:00')",
+    )
+    capsys.readouterr()
+    assert main(["export", "out"]) == 0
+    exported = json.loads((tmp_path / "out" / "assistant-export-0.json").read_text())
+    assert exported["notes"][0]["content"] == "\ufffd\ufffdA"
+
+
+def test_a_damaged_page_is_one_plain_line(tmp_path, monkeypatch, capsys):
+    from assistant.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["status"]) == 0
+    damage(tmp_path, *[f"INSERT INTO notes (user_id, content, tags, created_at) VALUES (0, '{'n' * 500}', '[]', 'x')"] * 200)
+    path = tmp_path / "data" / "assistant.db"
+    data = bytearray(path.read_bytes())
+    for page in range(1, len(data) // 4096, 2):
+        data[page * 4096 + 8 : page * 4096 + 58] = b"\xff" * 50
+    path.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main(["status"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "damaged" in err and "unexpected" not in err
