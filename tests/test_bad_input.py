@@ -166,7 +166,13 @@ def test_a_damaged_page_is_one_plain_line(tmp_path, monkeypatch, capsys):
 
     monkeypatch.chdir(tmp_path)
     assert main(["status"]) == 0
-    damage(tmp_path, *[f"INSERT INTO notes (user_id, content, tags, created_at) VALUES (0, '{'n' * 500}', '[]', 'x')"] * 200)
+    damage(
+        tmp_path,
+        *[
+            f"INSERT INTO notes (user_id, content, tags, created_at) VALUES (0, '{'n' * 500}', '[]', 'x')"
+        ]
+        * 200,
+    )
     path = tmp_path / "data" / "assistant.db"
     data = bytearray(path.read_bytes())
     for page in range(1, len(data) // 4096, 2):

@@ -53,13 +53,24 @@ def _keys(table: dict, prefix: str = "") -> list[str]:
     return keys
 
 
-def test_the_readme_names_every_config_key_and_every_tool() -> None:
+def test_the_readme_stays_short_with_its_contents_first() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 260
+    assert readme.index("**Contents:**") < readme.index("## Set-up")
+    headings = re.findall(r"^## (.+)$", readme, re.MULTILINE)
+    anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in headings}
+    assert set(re.findall(r"\]\(#([a-z-]+)\)", readme)) == anchors - {"contents"}
+    for linked in re.findall(r"\]\((docs/[^)]+)\)", readme):
+        assert (ROOT / linked).exists(), linked
+
+
+def test_the_docs_name_every_config_key_and_every_tool() -> None:
     import tomllib
 
     from assistant.app import build_registry
     from assistant.config import parse_config
 
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "configuration.md").read_text()
     example = tomllib.loads((ROOT / "config.example.toml").read_text())
     missing = []
     for key in _keys(example):
@@ -71,4 +82,5 @@ def test_the_readme_names_every_config_key_and_every_tool() -> None:
         missing += [] if named else [key]
     assert missing == []
     tools = build_registry(parse_config({"tools": {"execute_code": True}})).names()
-    assert [t for t in tools if f"`{t}`" not in readme] == []
+    named = (ROOT / "README.md").read_text() + (ROOT / "docs" / "tools.md").read_text()
+    assert [t for t in tools if f"`{t}`" not in named] == []
