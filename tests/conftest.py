@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -14,6 +15,16 @@ from assistant.db import Database, open_database
 from assistant.tools import ToolContext
 
 START = datetime(2026, 3, 14, 9, 26, 53, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def keep_umask() -> Iterator[None]:
+    """The command line makes the process umask 077; a test that runs it in-process must not
+    leave that to the tests after it (a venv other users must read, say)."""
+    before = os.umask(0o022)
+    os.umask(before)
+    yield
+    os.umask(before)
 
 
 @pytest.fixture(scope="session")
