@@ -18,7 +18,7 @@ user or model only ever sees a generic message with a reference.
     │   │   └── FetchError          an outgoing request failed: network, timeout, no address
     │   │       └── RefusedError    refused by our own rules (URL, content type, redirects): final
     │   │           └── BlockedError   the address is private or local and not allow-listed
-    │   ├── ScheduleError           schedule text that cannot be read; quotes it, shows the forms
+    │   ├── ScheduleError           unreadable schedule text: its reason and words as data
     │   └── TaskError               a task operation refused: over a limit, wrong state
     │       └── TaskNotFoundError   no such task for this user (another user's is not found either)
     ├── DocumentError               a file the user sent cannot be read (kind, size, damage)
@@ -39,6 +39,8 @@ user or model only ever sees a generic message with a reference.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 
 class AssistantError(Exception):
@@ -102,8 +104,37 @@ class BlockedError(RefusedError):
     """The request would reach a private or local address that is not allow-listed."""
 
 
+ScheduleReason = Literal[
+    "unknown_word",  # a word no schedule has: ``words`` is it
+    "unread",  # known words in no form the reader has
+    "no_time",  # days but no time of day
+    "ambiguous_hour",  # a bare hour a day makes ambiguous: ``words`` is the hour as said
+    "past",  # the first run would be in the past
+    "too_far",  # more than ten years ahead
+    "too_frequent",  # more often than the minimum interval
+    "too_long",  # longer than schedule text may be
+    "unknown_zone",  # not an IANA zone: ``words`` is the name
+    "invalid",  # read, and refused for another reason that ``detail`` says
+]
+
+
 class ScheduleError(ModelError):
-    """Schedule text that cannot be read; the message quotes it and shows accepted forms."""
+    """Schedule text that cannot be read; the message quotes it and shows accepted forms,
+    and ``reason``, ``words`` and ``detail`` say why as data."""
+
+    def __init__(
+        self,
+        message: str,
+        reason: ScheduleReason = "invalid",
+        words: str = "",
+        detail: str = "",
+        text: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.reason: ScheduleReason = reason
+        self.words = words
+        self.detail = detail or message
+        self.text = text  # the schedule text it read
 
 
 class TaskError(ModelError):

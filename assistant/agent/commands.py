@@ -6,7 +6,6 @@ here through ``press``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -15,7 +14,7 @@ from assistant.agent.buttons import Reply, task_buttons
 from assistant.agent.person import Person
 from assistant.agent.phrases import language_of
 from assistant.agent.turns import Turns
-from assistant.clock import Clock
+from assistant.clock import Clock, shorten
 from assistant.errors import ModelError, ScheduleError
 from assistant.memory.audit import AuditLog
 from assistant.memory.export import files
@@ -308,17 +307,13 @@ class Commands:
         raise ScheduleError(f"say when and what, e.g. {example}")
 
 
-_AMBIGUOUS = re.compile(r"say (\d+)am or \1pm")
-
-
 def _unread(error: ScheduleError) -> bool:
     """Whether the schedule was not read at all (as opposed to read and refused)."""
-    text = str(error)
-    return "matches none of the accepted forms" in text or "unknown word" in text
+    return error.reason in ("unread", "unknown_word")
 
 
-def _reason(error: ScheduleError) -> str:
-    return str(error).partition("': ")[2].partition(". Accepted")[0]
+def _reason(error: ScheduleError) -> tuple[str, str]:
+    return error.reason, error.detail
 
 
 def _missing_text(rest: str, example: str) -> str:
@@ -329,13 +324,10 @@ def _missing_text(rest: str, example: str) -> str:
 
 
 def _in_their_words(error: ScheduleError, rest: str) -> str:
-    text = str(error)
-    hour = _AMBIGUOUS.search(text)
-    if hour is None or language_of(rest) != "ru":
-        return text
-    quoted = text.split(":", 1)[0].removeprefix("cannot read the schedule ")
-    h = int(hour.group(1))
-    return f"не ясно, какое время в {quoted}: скажите {h}:00 или {h + 12}:00"
+    if error.reason != "ambiguous_hour" or language_of(rest) != "ru":
+        return str(error)
+    h = int(error.words)
+    return f"не ясно, какое время в {shorten(error.text, 60)}: скажите {h}:00 или {h + 12}:00"
 
 
 def _owner(person: Person) -> Owner:

@@ -44,7 +44,6 @@ ASKED_FOR = timedelta(minutes=30)
 ASKED_MAX = 256
 _LOOKS = {"note": "save_note", "list_tasks": "list_tasks", "list_notes": "list_notes"}
 _TAIL = re.compile(r"[\s,.;:!?]*(?:please|pls|thanks|thank you|пожалуйста|спасибо)?[\s,.;:!?]*$")
-_ID = re.compile(r"^[^:\n]*? ([0-9a-z]{4,12}): ", re.IGNORECASE)
 _FILLER = frozenset(
     {"the", "my", "a", "to", "about", "for", "of", "reminder", "task", "о", "об", "про", "мое",
      "моё", "мою", "напоминание", "задачу", "чтобы"}
@@ -178,16 +177,9 @@ class LocalFirst:
 
     async def _buttons(self, person: Person, result: ToolResult) -> tuple[tuple[Button, ...], ...]:
         """The usual buttons under a task just made, so a misread is one press from undone."""
-        made = _ID.match(result.content)
-        if (
-            result.is_error
-            or made is None
-            or result.name not in ("add_reminder", "add_recurring_task")
-        ):
+        if result.is_error or not isinstance(result.value, Task):
             return ()
-        tasks = self._services.tasks
-        task = await tasks.get(person.user_id, made.group(1)) if tasks else None
-        return (task_buttons(task),) if task else ()
+        return (task_buttons(result.value),)
 
     async def _change(self, person: Person, intent: str, item: str, language: str) -> Reply:
         """Cancel or pause a task named by its words: always confirmed with a button first."""

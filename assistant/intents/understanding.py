@@ -16,7 +16,6 @@ from assistant.schedules.schedule import is_recurring
 from assistant.schedules.words import may_be_schedule
 
 Reading = Literal["once", "recurring", "no time", "no"]
-NO_TIME = ("no time of day", "not at what time")
 ACTS = frozenset({"remind", "note", "cancel_task", "pause_task"})  # they change something
 _POLITE = re.compile(
     r"(?:hey,? |please,? )?(?:can|could|would|will) you\b"
@@ -51,7 +50,7 @@ def reads(value: str, zone: str, now: datetime, min_interval: timedelta) -> Read
 
 def missing_time(error: ScheduleError) -> bool:
     """Whether the schedule named days but no time of day."""
-    return any(n in str(error) for n in NO_TIME)
+    return error.reason == "no_time"
 
 
 def _questioned(text: str) -> bool:

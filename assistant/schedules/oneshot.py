@@ -42,7 +42,7 @@ def parse_once(text: str, zone: str, now: datetime, rewritten: Rewritten | None 
     wall, note = _wall_time(reading, tz)
     at = to_utc(wall, tz)
     if at <= now:
-        raise reading.fail(f"{wall:%Y-%m-%d %H:%M} in {zone} is in the past")
+        raise reading.fail(f"{wall:%Y-%m-%d %H:%M} in {zone} is in the past", "past")
     return reading.parsed(Once(at, zone), describe(at, zone), at, note)
 
 
@@ -65,7 +65,7 @@ def _delay(reading: Reading, seconds: int) -> Parsed:
     if seconds <= 0:
         raise reading.fail("the delay must be more than zero")
     if seconds > MAX_AHEAD.total_seconds():
-        raise reading.fail("that is more than ten years ahead")
+        raise reading.fail("that is more than ten years ahead", "too_far")
     at = (reading.now + timedelta(seconds=seconds)).replace(microsecond=0)
     return reading.parsed(Once(at, reading.zone), describe(at, reading.zone), at)
 
@@ -80,7 +80,7 @@ def _wall_time(reading: Reading, tz: ZoneInfo) -> tuple[datetime, str]:
     rest = re.sub(r"^(?:on|the)\s+", "", rest)
     if tod is None:
         if _day(reading, rest, tz, time(23, 59)) is not None:
-            raise reading.fail("it names a day but no time of day, as in 'tomorrow 9am'")
+            raise reading.fail("it names a day but no time of day, as in 'tomorrow 9am'", "no_time")
         raise reading.unknown(t)
     clock = time(tod.hour, tod.minute)
     found = _day(reading, rest, tz, clock)

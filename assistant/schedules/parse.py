@@ -27,7 +27,9 @@ def read_schedule(
     zone_named(zone)
     canonical = rewrite(text, zone, now)
     if canonical.problem:
-        raise Reading(text, zone, now, ONCE_FORMS).fail(canonical.problem)
+        raise Reading(text, zone, now, ONCE_FORMS).fail(
+            canonical.problem, "ambiguous_hour", canonical.hour
+        )
     main, limits = bounds.split(canonical.text)
     if limits:
         return _bounded(

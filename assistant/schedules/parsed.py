@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.clock import shorten, zone_or_none
-from assistant.errors import ScheduleError
+from assistant.errors import ScheduleError, ScheduleReason
 from assistant.schedules import vocabulary
 from assistant.schedules.rewriting import Rewritten
 from assistant.schedules.schedule import Schedule
@@ -78,29 +78,35 @@ class Reading:
         """The text normalized for matching."""
         return vocabulary.normalize(self.text)
 
-    def fail(self, reason: str) -> ScheduleError:
+    def fail(
+        self, detail: str, reason: ScheduleReason = "invalid", words: str = ""
+    ) -> ScheduleError:
         """The error for this text: it quotes the text once (shortened), says why, and shows
-        accepted forms."""
+        accepted forms; ``reason`` and ``words`` say why as data."""
         return ScheduleError(
-            f"cannot read the schedule {shorten(self.said or self.text, 60)}: {reason}. "
-            f"Accepted forms, for example: {self.forms}"
+            f"cannot read the schedule {shorten(self.said or self.text, 60)}: {detail}. "
+            f"Accepted forms, for example: {self.forms}",
+            reason,
+            words,
+            detail,
+            self.said or self.text,
         )
 
     def unknown(self, part: str) -> ScheduleError:
         """The error for text that matched no form, naming its first unknown word."""
         for word in re.findall(r"[a-z]+", part):
             if word not in KNOWN:
-                return self.fail(f"unknown word {word!r}")
-        return self.fail("it matches none of the accepted forms")
+                return self.fail(f"unknown word {word!r}", "unknown_word", word)
+        return self.fail("it matches none of the accepted forms", "unread")
 
     def parsed(
         self, schedule: Schedule, description: str, first: datetime, note: str = ""
     ) -> Parsed:
         """The result, once the first run is known to be neither past nor too far ahead."""
         if first <= self.now:
-            raise self.fail(f"{description} is in the past")
+            raise self.fail(f"{description} is in the past", "past")
         if first - self.now > MAX_AHEAD:
-            raise self.fail("that is more than ten years ahead")
+            raise self.fail("that is more than ten years ahead", "too_far")
         notes = "; ".join(n for n in (self.note, note) if n)
         return Parsed(schedule, description, first, self.said or self.text, notes)
 
@@ -110,7 +116,8 @@ def check_length(text: str) -> None:
     if len(text) > MAX_TEXT:
         raise ScheduleError(
             f"schedule text is at most {MAX_TEXT} characters; this has {len(text):,}. "
-            "Say when in a few words, e.g. 'tomorrow 9am' or 'every monday 10am'"
+            "Say when in a few words, e.g. 'tomorrow 9am' or 'every monday 10am'",
+            "too_long",
         )
 
 
@@ -119,7 +126,9 @@ def zone_named(name: str) -> ZoneInfo:
     zone = zone_or_none(name)
     if zone is None:
         raise ScheduleError(
-            f"unknown timezone {shorten(name)}; expected an IANA name such as 'Europe/Berlin'"
+            f"unknown timezone {shorten(name)}; expected an IANA name such as 'Europe/Berlin'",
+            "unknown_zone",
+            name,
         )
     return zone
 

@@ -68,7 +68,9 @@ def work_hours(reading: Reading, seconds: int) -> Parsed:
         )
     if seconds < reading.minimum.total_seconds():
         least = vocabulary.span(int(reading.minimum.total_seconds()))
-        raise reading.fail(f"it runs more often than the minimum interval of {least}")
+        raise reading.fail(
+            f"it runs more often than the minimum interval of {least}", "too_frequent"
+        )
     spoken = "hour" if seconds == 3600 else vocabulary.span(seconds)
     said = f"every {spoken} on weekdays from 0{_FIRST_HOUR}:00 to {last}"
     first = next_after(Cron(expr, reading.zone), reading.now)

@@ -200,7 +200,9 @@ def _check_gap(reading: Reading, schedule: Cron, first: datetime) -> None:
             return
         if following - run < reading.minimum:
             least = vocabulary.span(int(reading.minimum.total_seconds()))
-            raise reading.fail(f"it runs more often than the minimum interval of {least}")
+            raise reading.fail(
+                f"it runs more often than the minimum interval of {least}", "too_frequent"
+            )
         run = following
 
 
@@ -216,7 +218,9 @@ def _interval(reading: Reading, t: str) -> Parsed:
         return periods.work_hours(reading, seconds)
     if seconds is None:
         if _names_days(reading, body):
-            raise reading.fail("it says which days but not at what time, as in 'daily 9am'")
+            raise reading.fail(
+                "it says which days but not at what time, as in 'daily 9am'", "no_time"
+            )
         raise reading.unknown(t)
     if seconds <= 0:
         raise reading.fail(f"every {body} is not an interval; it must be more than zero")
@@ -226,7 +230,7 @@ def _interval(reading: Reading, t: str) -> Parsed:
             f"every {vocabulary.span(seconds)} is more often than the minimum of {least}"
         )
     if seconds > MAX_AHEAD.total_seconds():
-        raise reading.fail("that interval is more than ten years")
+        raise reading.fail("that interval is more than ten years", "too_far")
     anchor = (reading.now + timedelta(seconds=seconds)).replace(microsecond=0)
     spoken = vocabulary.span(seconds)
     if re.fullmatch(r"1 [a-z]+", spoken):

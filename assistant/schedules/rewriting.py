@@ -37,6 +37,7 @@ class Rewritten:
     text: str
     note: str = ""
     problem: str = ""  # why it cannot be read without guessing (``tomorrow at 3``)
+    hour: str = ""  # the ambiguous hour as it was said
 
 
 def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
@@ -61,7 +62,7 @@ def _more_clocks(read: Rewritten) -> Rewritten:
             continue
         hour = int(word)
         if not 13 <= hour <= 23 and hour != 0:
-            return replace(read, problem=f"say {hour}am or {hour}pm")
+            return replace(read, problem=f"say {hour}am or {hour}pm", hour=str(hour))
         parts[index] = f"{hour:02d}:00"
     return replace(read, text=" ".join(parts))
 
@@ -180,7 +181,7 @@ def _bare(kept: list[str], clock: _Clock, local: time) -> Rewritten:
     if any(_names_day(p) for p in kept):
         if clock.hour in _AMBIGUOUS_HOURS:  # "tomorrow at 3" or "at 2:30": night or day?
             spoken = kept[clock.index]
-            return Rewritten(" ".join(kept), problem=f"say {spoken}am or {spoken}pm")
+            return Rewritten(" ".join(kept), problem=f"say {spoken}am or {spoken}pm", hour=spoken)
         return Rewritten(clock.written(kept, clock.hour))
     return clock.next_to_come(kept, local)
 

@@ -3,12 +3,13 @@
 from assistant.errors import ToolError
 from assistant.tools.executor import Executor, ToolResult
 from assistant.tools.registry import Registry
-from assistant.tools.tool import Attachment, Risk, Tool, ToolContext, tool
+from assistant.tools.tool import Attachment, Made, Risk, Tool, ToolContext, tool
 from assistant.tools.validation import ValidCall, validate
 
 __all__ = [
     "Attachment",
     "Executor",
+    "Made",
     "Registry",
     "Risk",
     "Tool",

@@ -17,7 +17,7 @@ from assistant.metrics import TOOL_CALLS
 from assistant.redaction import redact_known
 from assistant.tools.registry import Registry
 from assistant.tools.summary import summarize
-from assistant.tools.tool import ToolContext
+from assistant.tools.tool import Made, ToolContext
 from assistant.tools.validation import ValidCall, validate
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ class ToolResult:
     duration_ms: int = 0
     audit_id: int | None = None
     outside: bool = False  # an outside tool's own error text: untrusted, like its results
+    value: object = None  # what the tool made (a task), for code; the model reads ``content``
 
 
 class AuditSink(Protocol):
@@ -172,6 +173,7 @@ class Executor:
             duration,
             audit_id,
             result.outside,
+            result.value,
         )
 
     async def _invoke(self, valid: ValidCall, context: ToolContext) -> ToolResult:
@@ -194,8 +196,9 @@ class Executor:
         except Exception as exc:
             return _bug(call, exc)
         budget = tool.summary_chars or self._summary_per_tool.get(tool.name, self._summary_chars)
-        summary = summarize(value, budget)
-        return ToolResult(call.id, call.name, summary.text, sources=summary.sources)
+        made = value.value if isinstance(value, Made) else None
+        summary = summarize(value.text if isinstance(value, Made) else value, budget)
+        return ToolResult(call.id, call.name, summary.text, sources=summary.sources, value=made)
 
     async def _record(
         self,

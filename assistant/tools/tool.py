@@ -22,6 +22,15 @@ ToolFunction = Callable[..., Awaitable[Any]]
 
 
 @dataclass(frozen=True)
+class Made:
+    """A tool's answer with the value it made beside its text (a task), so code reads the
+    value and never the text."""
+
+    text: str
+    value: object
+
+
+@dataclass(frozen=True)
 class Attachment:
     """A file a tool made for the user (a picture), sent by the channel with the answer."""
 

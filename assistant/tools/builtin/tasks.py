@@ -16,7 +16,7 @@ from assistant.errors import RunError, ToolError
 from assistant.schedules.parse import read_schedule
 from assistant.tasks import NewTask, Owner, Task, TaskKind, TaskStore
 from assistant.tools.services import Services, need, services_of
-from assistant.tools.tool import ToolContext, tool
+from assistant.tools.tool import Made, ToolContext, tool
 
 SAFE_RUNS: frozenset[str] = frozenset({"reminder", "web_search"})
 
@@ -95,7 +95,7 @@ def _recurring_approval(arguments: Mapping[str, Any]) -> str | None:
 
 
 @tool
-async def add_reminder(context: ToolContext, when: str, message: str) -> str:
+async def add_reminder(context: ToolContext, when: str, message: str) -> Made:
     """Remind the user of something once (or on a schedule) at a time they name.
 
     Args:
@@ -108,7 +108,7 @@ async def add_reminder(context: ToolContext, when: str, message: str) -> str:
     task = await store.add(
         NewTask(_owner(context), "reminder", message, parsed, {"text": message.strip()})
     )
-    return _confirmation("Reminder", task, context, parsed.description, parsed.note)
+    return Made(_confirmation("Reminder", task, context, parsed.description, parsed.note), task)
 
 
 @tool(approval_when=_recurring_approval)
@@ -118,7 +118,7 @@ async def add_recurring_task(
     description: str,
     task_type: TaskKind = "reminder",
     execution_data: dict[str, Any] | None = None,
-) -> str:
+) -> Made:
     """Schedule a recurring task: a reminder, an HTTP call, a web search or an agent prompt.
 
     Args:
@@ -134,7 +134,7 @@ async def add_recurring_task(
     parsed = read_schedule(schedule, context.timezone, context.clock.now(), services.min_interval)
     task = await store.add(NewTask(_owner(context), task_type, description, parsed, data))
     kind = task_type.replace("_", " ").capitalize()
-    return _confirmation(kind, task, context, parsed.description, parsed.note)
+    return Made(_confirmation(kind, task, context, parsed.description, parsed.note), task)
 
 
 def execution_data_for(
@@ -165,7 +165,7 @@ async def list_tasks(context: ToolContext) -> list[str]:
 
 
 @tool
-async def cancel_task(context: ToolContext, task_id: str) -> str:
+async def cancel_task(context: ToolContext, task_id: str) -> Made:
     """Cancel one of the user's tasks for good.
 
     Args:
@@ -173,11 +173,11 @@ async def cancel_task(context: ToolContext, task_id: str) -> str:
     """
     _, store = _store(context)
     task = await store.cancel(context.user_id, task_id)
-    return f"Cancelled {task.id}: {task.description}"
+    return Made(f"Cancelled {task.id}: {task.description}", task)
 
 
 @tool
-async def pause_task(context: ToolContext, task_id: str) -> str:
+async def pause_task(context: ToolContext, task_id: str) -> Made:
     """Pause one of the user's tasks until it is resumed.
 
     Args:
@@ -185,11 +185,11 @@ async def pause_task(context: ToolContext, task_id: str) -> str:
     """
     _, store = _store(context)
     task = await store.pause(context.user_id, task_id)
-    return f"Paused {task.id}: {task.description}"
+    return Made(f"Paused {task.id}: {task.description}", task)
 
 
 @tool
-async def resume_task(context: ToolContext, task_id: str) -> str:
+async def resume_task(context: ToolContext, task_id: str) -> Made:
     """Resume a paused task; runs missed while paused are skipped.
 
     Args:
@@ -197,13 +197,13 @@ async def resume_task(context: ToolContext, task_id: str) -> str:
     """
     _, store = _store(context)
     task = await store.resume(context.user_id, task_id)
-    return _confirmation("Resumed", task, context, task.schedule_text, "")
+    return Made(_confirmation("Resumed", task, context, task.schedule_text, ""), task)
 
 
 @tool
 async def edit_task(
     context: ToolContext, task_id: str, when: str | None = None, text: str | None = None
-) -> str:
+) -> Made:
     """Change a task's schedule, its words, or both; it keeps its id and history.
 
     Args:
@@ -217,7 +217,7 @@ async def edit_task(
     if when is not None:
         parsed = read_schedule(when, context.timezone, context.clock.now(), services.min_interval)
     after = await store.edit(context.user_id, task_id, parsed, text)
-    return edited(before, after, context.timezone)
+    return Made(edited(before, after, context.timezone), after)
 
 
 def edited(before: Task, after: Task, zone: str) -> str:

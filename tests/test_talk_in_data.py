@@ -1,0 +1,32 @@
+"""Parts talk in data: no module of agent/, intents/ or app/ reads another's English."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "assistant"
+READING_ENGLISH = [
+    re.compile(r"in str\((?:exc|error|err|e)\)"),  # sorting an error by a substring
+    re.compile(r"str\((?:exc|error|err|e)\)\.(?:partition|split|startswith|endswith|find|index)"),
+    re.compile(r"\.(?:match|search|findall|fullmatch)\([^)\n]*\b(?:content|result\.text)\b"),
+]
+
+
+def test_no_module_reads_the_words_of_an_error_or_a_tools_result():
+    found = []
+    for folder in ("agent", "intents", "app"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if any(pattern.search(line) for pattern in READING_ENGLISH):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
+
+
+def test_the_check_finds_what_it_looks_for():
+    lines = [
+        'if "no time of day" in str(error):',
+        'reason = str(exc).partition(": ")[2]',
+        "made = _ID.match(result.content)",
+    ]
+    assert all(any(p.search(line) for p in READING_ENGLISH) for line in lines)
