@@ -35,6 +35,15 @@ GREETING = (
 AGAIN = "(Ctrl-C again within 2 s leaves)"
 LINE_LIMIT = 1 << 20  # a longer line is taken in pieces
 TWICE_SECONDS = 2.0
+STILL_ASKING = "(the approval above still waits: y or n)"
+_YES = frozenset({"y", "yes", "д", "да", "ok", "approve"})
+_NO = frozenset({"n", "no", "н", "нет", "deny", "cancel"})
+
+
+def yes_or_no(text: str) -> bool | None:
+    """True for a yes, False for a no, None for anything else: a new message, not a "no"."""
+    word = text.strip().strip(".!").casefold()
+    return True if word in _YES else False if word in _NO else None
 
 
 class Output(Protocol):
@@ -192,7 +201,7 @@ class Console:
     async def present(self, pending: Pending) -> int | None:
         """Show an approval request; the next line typed answers it (y, else no)."""
         self._print(self._style.bold(f"\n⚠️ Approval needed:\n{pending.text}"))
-        self._print("Approve? [y/N] (type it next)")
+        self._print("Approve? [y/n] (type it next)")
         self._asking = pending.token
         return next(self._ids)
 
@@ -266,7 +275,7 @@ class Console:
 
     async def _take(self, assistant: Assistant, text: str) -> bool:
         """Stop the answer being written at once, or queue the line; False to leave."""
-        if text in ("/quit", "/exit") and self._asking is None:
+        if text in ("/quit", "/exit"):  # an open approval stays open until it expires
             return False
         if text == "/stop" and self._busy:
             await self._run_line(assistant, text)
@@ -279,14 +288,15 @@ class Console:
         while (text := await self._work.get()) is not None:
             self._busy = True
             try:
-                if self._asking is not None:
+                if self._asking is not None and (approve := yes_or_no(text)) is not None:
                     token, self._asking = self._asking, None
-                    approve = text.lower() in ("y", "yes")
                     self._print(await assistant.decide(token, self._user_id, approve))
                 elif text.isdigit() and 0 < int(text) <= len(self._buttons):
                     await self._run_line(assistant, f"/press {self._buttons[int(text) - 1].data}")
                 elif text:
                     await self._run_line(assistant, text)
+                    if self._asking is not None:  # not an answer: the approval still waits
+                        self._print(self._style.dim(STILL_ASKING))
             finally:
                 self._busy = False
 

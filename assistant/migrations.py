@@ -231,4 +231,16 @@ MIGRATIONS: tuple[str, ...] = (
         at        TEXT NOT NULL
     );
     """,
+    # 13: the question a chat was asked and waits to answer (which time, what to remind of,
+    # which task): the next message is read as its answer first; it lasts until it expires.
+    """
+    CREATE TABLE questions (
+        chat_id     INTEGER PRIMARY KEY,
+        user_id     INTEGER NOT NULL,
+        key         TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        data        TEXT NOT NULL,
+        expires_at  TEXT NOT NULL
+    );
+    """,
 )

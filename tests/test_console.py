@@ -98,7 +98,8 @@ def settled(folder, task_id: str) -> bool:
         return row.fetchone() == (None,)
 
 
-async def test_an_approval_is_asked_and_answered_at_the_prompt(tmp_path, clock, monkeypatch):
+async def lights_off(tmp_path, clock, monkeypatch, *typed: str):
+    """A model that asks to POST to a home server, and what the terminal showed."""
     monkeypatch.setenv("TEST_KEY", "k")
     async with fake_server() as llm, fake_server() as home:
         home.script(Reply(raw=b"ok", headers={"content-type": "text/plain"}))
@@ -110,17 +111,21 @@ async def test_an_approval_is_asked_and_answered_at_the_prompt(tmp_path, clock, 
             net={"allow_hosts": ["localhost"]},
         )
         terminal = Terminal()
-        terminal.type("turn off the lights", "y", "/quit")
+        terminal.type("turn off the lights", *typed, "/quit")
         await chat(setup, clock, terminal.console)
-    text = terminal.text()
-    assert f"POST {target}" in text and "Approve? [y/N]" in text
+    return terminal.text(), target, home, llm
+
+
+async def test_an_approval_is_asked_and_answered_at_the_prompt(tmp_path, clock, monkeypatch):
+    text, target, home, llm = await lights_off(tmp_path, clock, monkeypatch, "y")
+    assert f"POST {target}" in text and "Approve? [y/n]" in text
     assert "I need your approval to run api_call" in text  # the turn ended with the prompt
     assert "Approved and done: api_call" in text
     assert home.requests[0].method == "POST" and len(llm.requests) == 1
 
 
-@pytest.mark.parametrize("answer", ["n", ""])
-async def test_anything_but_yes_refuses(tmp_path, clock, monkeypatch, answer):
+@pytest.mark.parametrize("answer", ["n", "no", "нет"])
+async def test_a_no_refuses(tmp_path, clock, monkeypatch, answer):
     monkeypatch.setenv("TEST_KEY", "k")
     async with fake_server() as llm, fake_server() as home:
         target = f"http://localhost:{home.url.rsplit(':', 1)[1]}/x"
@@ -137,6 +142,17 @@ async def test_anything_but_yes_refuses(tmp_path, clock, monkeypatch, answer):
         terminal.type("delete it", answer, "/quit")
         await chat(setup, clock, terminal.console)
     assert home.requests == [] and "Declined" in terminal.text()
+
+
+async def test_words_typed_while_an_approval_waits_are_a_new_message_not_a_no(
+    tmp_path, clock, monkeypatch
+):
+    typed = ("/note the lights are on a timer", "yes")
+    text, _, home, _ = await lights_off(tmp_path, clock, monkeypatch, *typed)
+    assert "Saved note 1." in text  # the words were handled, not taken as "no"
+    assert "(the approval above still waits: y or n)" in text
+    assert "Declined" not in text and "Approved and done: api_call" in text
+    assert home.requests[0].method == "POST"
 
 
 async def test_a_second_assistant_on_the_same_database_is_refused(tmp_path, clock, monkeypatch):

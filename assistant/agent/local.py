@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import logging
 import re
-import secrets
 import uuid
-from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -30,6 +27,7 @@ from assistant.intents import Match, zone_of
 from assistant.intents.understanding import missing_time, understand
 from assistant.llm.types import AssistantMessage, Message, ToolCall, UserMessage
 from assistant.memory.conversation import Conversations
+from assistant.memory.questions import Question, Questions
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
@@ -40,25 +38,12 @@ from assistant.tools.services import Services
 
 log = logging.getLogger(__name__)
 HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
-ASKED_FOR = timedelta(minutes=30)
-ASKED_MAX = 256
 _LOOKS = {"note": "save_note", "list_tasks": "list_tasks", "list_notes": "list_notes"}
 _TAIL = re.compile(r"[\s,.;:!?]*(?:please|pls|thanks|thank you|пожалуйста|спасибо)?[\s,.;:!?]*$")
 _FILLER = frozenset(
     {"the", "my", "a", "to", "about", "for", "of", "reminder", "task", "о", "об", "про", "мое",
      "моё", "мою", "напоминание", "задачу", "чтобы"}
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class _Asked:
-    """A reminder waiting for its time of day: whose, what, which days, until when."""
-
-    user_id: int
-    when: str
-    what: str
-    language: str
-    until: datetime
 
 
 class LocalFirst:
@@ -72,15 +57,16 @@ class LocalFirst:
         conversations: Conversations,
         clock: Clock,
         *,
+        questions: Questions,
         no_model: str = "",
     ) -> None:
         self._executor = executor
         self._approver = approver
         self._services = services
         self._conversations = conversations
+        self._questions = questions
         self._clock = clock
         self._no_model = no_model  # why there is no model, when there is none
-        self._asked: OrderedDict[str, _Asked] = OrderedDict()
 
     async def answer(self, person: Person, text: str) -> Reply | None:
         """The reply to a request understood locally; else the honest line when there is no
@@ -112,22 +98,27 @@ class LocalFirst:
         """A time-of-day button under a reminder that named days but no time."""
         _, _, rest = data.partition(":")
         key, _, clock = rest.partition(":")
-        asked = self._asked.get(key)
-        if asked is None or asked.user_id != person.user_id:
-            return Reply(say("en", "expired"))
-        del self._asked[key]
-        if self._clock.now() > asked.until:
+        asked = await self._questions.pending(person.chat_id, person.user_id)
+        if asked is None or asked.key != key or asked.kind != "which_time":
+            return Reply(say(asked.language if asked else "en", "expired"))
+        return await self.complete(person, asked, f"{asked.data['when']} {clock}")
+
+    async def complete(self, person: Person, asked: Question, when: str, what: str = "") -> Reply:
+        """Finish the reminder a question waited for, once its answer has been read."""
+        if not await self._questions.drop(person.chat_id, asked.key):
             return Reply(say(asked.language, "expired"))
-        return await self._remind(person, f"{asked.when} {clock}", asked.what, asked.language)
+        what = what or asked.data.get("what", "")
+        reply = await self._remind(person, when, what, asked.language)
+        await self._remember(person, f"{when} {what}", reply.text)
+        return reply
 
     def _read(self, when: str, person: Person) -> Parsed:
         return read_schedule(when, person.timezone, self._clock.now(), self._services.min_interval)
 
     async def _act(self, person: Person, found: Match) -> Reply:
         slots, language = found.slots, found.language
-        if found.intent == "remind":
-            when = slots.get("when") or slots["repeat"]
-            return await self._remind(person, when, _plain(slots["what"]), language)
+        if found.intent in ("remind", "remind_what", "alarm"):
+            return await self._reminder(person, found)
         if found.intent in ("cancel_task", "pause_task"):
             return await self._change(person, found.intent, slots["item"], language)
         if found.intent == "time_here":
@@ -136,31 +127,45 @@ class LocalFirst:
             return Reply(self._time_in(person.timezone, slots["place"], language))
         tool, arguments = _LOOKS[found.intent], {}
         if found.intent == "note":
-            arguments = {"content": _plain(slots["what"])}
+            arguments = {"content": plain(slots["what"])}
         return await self._run(person, tool, arguments)
+
+    async def _reminder(self, person: Person, found: Match) -> Reply:
+        """A reminder; one with no words asks for them, an alarm is called one."""
+        slots, language = found.slots, found.language
+        when = slots.get("when") or slots["repeat"]
+        if found.intent == "remind_what":
+            return await self._what_text(person, when, language)
+        what = say(language, "alarm") if found.intent == "alarm" else plain(slots["what"])
+        return await self._remind(person, when, what, language)
 
     async def _remind(self, person: Person, when: str, what: str, language: str) -> Reply:
         try:
             parsed = self._read(when, person)
         except ScheduleError as exc:
             if missing_time(exc):
-                return self._which_time(person, when, what, language)
+                return await self._which_time(person, when, what, language)
             return Reply(str(exc))
         if is_recurring(parsed.schedule):
             arguments = {"schedule": when, "description": what}
             return await self._run(person, "add_recurring_task", arguments)
         return await self._run(person, "add_reminder", {"when": when, "message": what})
 
-    def _which_time(self, person: Person, when: str, what: str, language: str) -> Reply:
-        key = secrets.token_urlsafe(6)
-        self._asked[key] = _Asked(
-            person.user_id, when, what, language, self._clock.now() + ASKED_FOR
-        )
-        while len(self._asked) > ASKED_MAX:
-            self._asked.popitem(last=False)
+    async def _which_time(self, person: Person, when: str, what: str, language: str) -> Reply:
+        data = {"when": when, "what": what}
+        asked = await self._ask_back(person, Question(person.user_id, "which_time", language, data))
         example = f"{when} 9:00"
         text = say(language, "which_time", what=what, when=when, example=example)
-        return Reply(text, (tuple(Button(h, f"local:{key}:{h}") for h in HOURS),))
+        return Reply(text, (tuple(Button(h, f"local:{asked.key}:{h}") for h in HOURS),))
+
+    async def _what_text(self, person: Person, when: str, language: str) -> Reply:
+        await self._ask_back(
+            person, Question(person.user_id, "what_text", language, {"when": when})
+        )
+        return Reply(say(language, "what_text", when=when))
+
+    async def _ask_back(self, person: Person, question: Question) -> Question:
+        return await self._questions.ask(person.chat_id, question)
 
     async def _run(self, person: Person, tool: str, arguments: Mapping[str, object]) -> Reply:
         """One tool call, checked, approved when its tool asks for it, run and audited."""
@@ -254,7 +259,7 @@ def _offset_minutes(moment: datetime) -> int:
     return round((moment.utcoffset() or timedelta()).total_seconds() / 60)
 
 
-def _plain(words: str) -> str:
+def plain(words: str) -> str:
     """The words without a closing "please" or "thanks" and their punctuation."""
     return _TAIL.sub("", words) or words
 

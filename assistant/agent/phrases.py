@@ -8,6 +8,8 @@ _SAID: dict[str, dict[str, str]] = {
     "en": {
         "which_time": "At what time should I remind you of “{what}” ({when})? Pick one, or say "
         "it with the time, e.g. “{example}”.",
+        "what_text": "What should I remind you of ({when})? Say it in a few words.",
+        "alarm": "⏰ alarm",
         "no_task": "None of your tasks matches “{item}”. /tasks lists them.",
         "several": "Several of your tasks match “{item}”; which one?",
         "confirm": "Please confirm: {action}.",
@@ -29,6 +31,8 @@ _SAID: dict[str, dict[str, str]] = {
     "ru": {
         "which_time": "Во сколько напомнить «{what}» ({when})? Выберите время или скажите его, "
         "например: «{example}».",
+        "what_text": "О чём напомнить ({when})? Скажите в двух словах.",
+        "alarm": "⏰ будильник",
         "no_task": "Ни одна ваша задача не подходит под «{item}». /tasks покажет их все.",
         "several": "Под «{item}» подходят несколько задач; какую?",
         "confirm": "Подтвердите: {action}.",

@@ -15,9 +15,11 @@ from datetime import timedelta
 from typing import Any
 
 from assistant.agent import Agent, Answer, EventSink, Person, Prompts, Turns
+from assistant.agent.answers import Answers
 from assistant.agent.approvals import ApprovalDesk
 from assistant.agent.buttons import Reply
 from assistant.agent.commands import Commands
+from assistant.agent.door import FrontDoor
 from assistant.agent.local import LocalFirst
 from assistant.agent.scheduled import AgentTaskExecutor
 from assistant.app import (
@@ -44,6 +46,7 @@ from assistant.memory.conversation import Conversations
 from assistant.memory.export import gather
 from assistant.memory.handover import hand_over
 from assistant.memory.people import People
+from assistant.memory.questions import Questions
 from assistant.metrics import DELIVERIES_FAILED, Streak
 from assistant.scheduler import Executor as TaskExecutor
 from assistant.scheduler import Notice, Outbox, ReminderExecutor, Scheduler
@@ -134,6 +137,7 @@ class Runtime:
     model: Model
     deliveries: Deliveries
     outside: Outside | None = None  # servers and the tools folder, where tools are used
+    door: FrontDoor  # where every message and button press goes in
     local: LocalFirst | None = None  # requests understood without the model
 
     async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
@@ -144,9 +148,7 @@ class Runtime:
 
     async def press(self, person: Person, data: str) -> Reply:
         """What a button does."""
-        if data.startswith("local:") and self.local is not None:
-            return await self.local.press(person, data)
-        return await self.commands.press(person, data)
+        return await self.door.press(person, data)
 
     async def decide(self, token: str, user_id: int, approve: bool) -> str:
         """Answer an approval request: approving runs exactly the stored call."""
@@ -175,10 +177,7 @@ class Runtime:
         if bad := unencodable(text):
             return Reply(unreadable(bad))
         welcome = await self._welcome_back(person.user_id)
-        reply = await self.commands.handle(person, text)
-        if reply is None and self.local is not None and not attachments:
-            reply = await self.local.answer(person, text)
-        result = reply or await self.turns.reply(person, text, sink, attachments=attachments)
+        result = await self.door.answer(person, text, sink, attachments=attachments)
         return replace(result, text=f"{welcome}\n\n{result.text}") if welcome else result
 
     async def _welcome_back(self, user_id: int) -> str:
@@ -293,10 +292,14 @@ async def _build(
         return await gather(db, user_id, clock.now().isoformat())
 
     commands = Commands(services, people, audit, turns, clock, exporter=exporter)
-    local = None
+    local, answers = None, None
     if config.assistant.local_first:
         no_model = model.reason if isinstance(model, UnconfiguredModel) else ""
-        local = LocalFirst(executor, desk, services, conversations, clock, no_model=no_model)
+        questions = Questions(db, clock)
+        local = LocalFirst(
+            executor, desk, services, conversations, clock, questions=questions, no_model=no_model
+        )
+        answers = Answers(questions, local, services, clock)
     return Runtime(
         setup=setup,
         db=db,
@@ -313,6 +316,7 @@ async def _build(
         deliveries=deliveries,
         outside=found,
         local=local,
+        door=FrontDoor(commands, turns, local, answers),
     )
 
 

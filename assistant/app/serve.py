@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shlex
 import signal
 import time
 from collections.abc import AsyncIterator
@@ -13,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import TextIO
 
 from assistant.agent import Answer, Pending
+from assistant.agent.buttons import Reply
 from assistant.agent.chats import ChatQueues
 from assistant.app import Setup, backups, systemd
 from assistant.app.alerts import Alerts, Condition, disk, servers
@@ -63,8 +65,8 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
     channel = NoChannel()
     async with compose(setup, clock, channel, channel, owner=False, tools=True) as runtime:
         person = await runtime.person(owner, owner, "")
-        if runtime.local is not None and (reply := await runtime.local.understood(person, text)):
-            out.write(reply.text + "\n")
+        if reply := await runtime.door.without_model(person, text):
+            out.write(reply.text + "\n" + ask_hints(reply))
             return Answer(reply.text, ending="answered")
         if isinstance(runtime.model, UnconfiguredModel):
             local = runtime.local
@@ -73,6 +75,22 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
         answer = await runtime.turns.reply(person, text, printer.show)
         printer.finish(answer)
         return answer
+
+
+def ask_hints(reply: Reply) -> str:
+    """How to press a reply's buttons from the command line: one more ``ask`` each."""
+    buttons = [b for row in reply.buttons for b in row]
+    if not buttons:
+        return ""
+    lines = [f"  {b.text}: assistant ask {shlex.quote(_typed(b.data))}" for b in buttons]
+    return "\n".join(["(to answer or press a button, run one of these:)", *lines]) + "\n"
+
+
+def _typed(data: str) -> str:
+    """What to type for a button: a time of day is said as itself, the rest pressed."""
+    if data.startswith("local:"):
+        return data.split(":", 2)[2]  # local:KEY:09:00
+    return f"/press {data}"
 
 
 @asynccontextmanager

@@ -16,8 +16,8 @@ from assistant.intents.matcher import Matcher
 from assistant.intents.templates import Ending, Graph
 
 INTENTS = frozenset(
-    {"remind", "note", "list_tasks", "list_notes", "time_here", "time_in", "cancel_task",
-     "pause_task"}
+    {"remind", "remind_what", "alarm", "note", "list_tasks", "list_notes", "time_here",
+     "time_in", "cancel_task", "pause_task"}
 )  # fmt: skip
 
 
@@ -32,11 +32,25 @@ def _files() -> list[Traversable]:
 
 
 @cache
+def fillers() -> frozenset[str]:
+    """Words that say nothing on their own ("me", "for", "про"): a reminder's words must hold
+    more than these. Each file lists its own under ``fillers``."""
+    found: set[str] = set()
+    for file in _files():
+        found.update(str(word).casefold() for word in _load(file).get("fillers", []))
+    return frozenset(found)
+
+
+def _load(file: Traversable) -> dict[str, Any]:
+    return tomllib.loads(file.read_text("utf-8"))
+
+
+@cache
 def matcher() -> Matcher:
     """The matcher of every sentence file shipped with the assistant."""
     graph = Graph()
     for file in _files():
-        read(graph, tomllib.loads(file.read_text("utf-8")), file.name)
+        read(graph, _load(file), file.name)
     return Matcher(graph)
 
 

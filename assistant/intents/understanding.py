@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from assistant.errors import ScheduleError
-from assistant.intents.languages import matcher
+from assistant.intents.languages import fillers, matcher
 from assistant.intents.matcher import Check, Match
 from assistant.intents.places import zone_of
 from assistant.schedules.parse import read_schedule
@@ -30,6 +30,7 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         "when": lambda value: reads(value, zone, now, min_interval) != "no",
         "repeat": lambda value: reads(value, zone, now, min_interval) == "recurring",
         "place": _place,
+        "what": says_something,
     }
     found = matcher().match(text, checks)
     if found is None or (found.intent in ACTS and _questioned(text)):
@@ -56,6 +57,12 @@ def missing_time(error: ScheduleError) -> bool:
 def _questioned(text: str) -> bool:
     """A question that is not a polite request: "remember that time we...?" acts on nothing."""
     return text.rstrip().endswith("?") and not _POLITE.match(text.strip())
+
+
+def says_something(value: str) -> bool:
+    """Words of a reminder or a note that hold more than fillers ("me", "for", "to")."""
+    empty = fillers()
+    return any(word not in empty for word in re.findall(r"[^\W_]+", value.casefold()))
 
 
 def _place(value: str) -> bool:

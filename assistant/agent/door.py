@@ -1,0 +1,71 @@
+"""The front door: one entry for every channel, one reply out.
+
+A message goes to the first that takes it: a slash command, the answer to the question the
+chat waits on, a request a sentence reads whole (no model), else the model's turn. A button's
+data goes to the handler its prefix names; the rest are the commands' own buttons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+
+from assistant.agent.answers import Answers
+from assistant.agent.buttons import Reply
+from assistant.agent.commands import Commands
+from assistant.agent.events import Answer, EventSink
+from assistant.agent.local import LocalFirst
+from assistant.agent.person import Person
+from assistant.agent.turns import Turns
+from assistant.llm.types import Attachment
+
+Press = Callable[[Person, str], Awaitable[Reply]]
+
+
+class FrontDoor:
+    """Routes a message or a button press to what answers it."""
+
+    def __init__(
+        self,
+        commands: Commands,
+        turns: Turns,
+        local: LocalFirst | None = None,
+        answers: Answers | None = None,
+    ) -> None:
+        self._commands = commands
+        self._turns = turns
+        self._local = local
+        self._answers = answers
+        self._buttons: Mapping[str, Press] = {"local": local.press} if local else {}
+
+    async def answer(
+        self,
+        person: Person,
+        text: str,
+        sink: EventSink | None = None,
+        *,
+        attachments: Sequence[Attachment] = (),
+    ) -> Reply | Answer:
+        """A command's reply, an answer's, the local step's, or the model's turn."""
+        reply = await self._commands.handle(person, text)
+        if reply is None and not attachments and self._answers is not None:
+            reply = await self._answers.answer(person, text)
+        if reply is None and not attachments and self._local is not None:
+            reply = await self._local.answer(person, text)
+        return reply or await self._turns.reply(person, text, sink, attachments=attachments)
+
+    async def without_model(self, person: Person, text: str) -> Reply | None:
+        """What the door answers with no model turn: a command, an answer, a request read
+        whole; None when only the model could answer."""
+        if text.startswith("/press "):
+            return await self.press(person, text.removeprefix("/press ").strip())
+        reply = await self._commands.handle(person, text)
+        if reply is None and self._answers is not None:
+            reply = await self._answers.answer(person, text)
+        if reply is None and self._local is not None:
+            reply = await self._local.understood(person, text)
+        return reply
+
+    async def press(self, person: Person, data: str) -> Reply:
+        """What a button does: the handler its prefix names, else the commands'."""
+        prefix = data.partition(":")[0]
+        return await self._buttons.get(prefix, self._commands.press)(person, data)
