@@ -32,6 +32,10 @@ KEY = {
     "time_in": "place",
     "cancel_task": "item",
     "pause_task": "item",
+    "resume_task": "item",
+    "remind_what": "when",
+    "alarm": "when",
+    "delete_note": "item",
 }
 ADVERSARIAL = [
     "remind me " + "to " * 96,
@@ -73,7 +77,7 @@ def accuracy() -> tuple[int, int, int, int, list[str]]:
     for text, intent, key in LABELLED:
         found = understand(text, ZONE, NOW, LEAST)
         got = (
-            (found.intent, found.slots.get(KEY.get(found.intent, ""), None))
+            (found.intent, found.slots.get("number") or found.slots.get(KEY.get(found.intent, "")))
             if found
             else (None, None)
         )

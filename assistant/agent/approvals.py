@@ -91,7 +91,8 @@ class ApprovalDesk:
 
     async def ask(self, request: ApprovalRequest) -> bool:
         """Store the request and show it; False (and refused) when it cannot be shown."""
-        shown = preview(request.tool, request.reason, request.arguments)
+        exact = preview(request.tool, request.reason, request.arguments)
+        shown = request.human or exact
         stored = StoredApproval(
             secrets.token_urlsafe(12),
             request.user_id,
@@ -101,7 +102,7 @@ class ApprovalDesk:
             request.call_id,
             request.tool,
             request.arguments,
-            digest(shown),
+            digest(exact),  # bound to the exact call, whatever words show it
             request.reason,
             shown,
             self._clock.now() + self._ttl,

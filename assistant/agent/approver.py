@@ -24,6 +24,8 @@ class ApprovalRequest:
     tool: str
     arguments: Mapping[str, Any]
     reason: str
+    human: str = ""  # the action in words (the note's text, the task's line), shown instead
+    # of the call; the approval stays bound to the exact call all the same
 
 
 @dataclass(frozen=True)

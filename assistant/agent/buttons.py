@@ -4,8 +4,10 @@ and under a fired reminder. A button's data (``task:cancel:ab3k9x``) comes back 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.memory.notes import Note
 from assistant.scheduler import Notice
 from assistant.tasks import Task
 
@@ -36,6 +38,12 @@ def task_buttons(task: Task) -> tuple[Button, ...]:
         Button("▶ Run now", f"task:run:{task.id}"),
         Button("✏️ Edit", f"task:edit:{task.id}"),
     )
+
+
+def note_buttons(notes: Sequence[Note]) -> tuple[tuple[Button, ...], ...]:
+    """A 🗑 button a note, five to a row."""
+    buttons = [Button(f"🗑 {note.id}", f"note:delete:{note.id}") for note in notes]
+    return tuple(tuple(buttons[at : at + 5]) for at in range(0, len(buttons), 5))
 
 
 def notice_buttons(notice: Notice) -> tuple[tuple[Button, ...], ...]:

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent.buttons import Reply, task_buttons
+from assistant.agent.buttons import Reply, note_buttons, task_buttons
 from assistant.agent.person import Person
 from assistant.agent.phrases import language_of
 from assistant.agent.turns import Turns
@@ -197,7 +197,9 @@ class Commands:
     async def _notes(self, person: Person, rest: str) -> Reply:
         notes = await need(self._services.notes, "note keeping").list_notes(person.user_id, 10)
         lines = [f"{n.id}. {n.content[:200]}" for n in notes]
-        return Reply("\n".join(lines) or "No notes yet. /note <text> saves one.")
+        if not lines:
+            return Reply("No notes yet. /note <text> saves one.")
+        return Reply("\n".join(lines), note_buttons(notes))
 
     async def _note(self, person: Person, rest: str) -> Reply:
         note = await need(self._services.notes, "note keeping").add(person.user_id, rest)

@@ -35,7 +35,9 @@ class FrontDoor:
         self._turns = turns
         self._local = local
         self._answers = answers
-        self._buttons: Mapping[str, Press] = {"local": local.press} if local else {}
+        self._buttons: Mapping[str, Press] = (
+            {"local": local.press, "note": local.press_note} if local else {}
+        )
 
     async def answer(
         self,

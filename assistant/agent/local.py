@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.agent.approver import ApprovalRequest, Approver
-from assistant.agent.buttons import Button, Reply, task_buttons
+from assistant.agent.buttons import Button, Reply, note_buttons, task_buttons
 from assistant.agent.person import Person
 from assistant.agent.phrases import day, language_of, offset, say
 from assistant.clock import Clock
@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
 _LOOKS = {"note": "save_note", "list_tasks": "list_tasks", "list_notes": "list_notes"}
 _TAIL = re.compile(r"[\s,.;:!?]*(?:please|pls|thanks|thank you|пожалуйста|спасибо)?[\s,.;:!?]*$")
+_STATES = {  # the tasks each change can name
+    "cancel_task": ("active", "paused"), "pause_task": ("active",), "resume_task": ("paused",),
+}  # fmt: skip
+NOTES_LOOKED_AT = 500
 _FILLER = frozenset(
     {"the", "my", "a", "to", "about", "for", "of", "reminder", "task", "о", "об", "про", "мое",
      "моё", "мою", "напоминание", "задачу", "чтобы"}
@@ -119,8 +123,10 @@ class LocalFirst:
         slots, language = found.slots, found.language
         if found.intent in ("remind", "remind_what", "alarm"):
             return await self._reminder(person, found)
-        if found.intent in ("cancel_task", "pause_task"):
+        if found.intent in _STATES:
             return await self._change(person, found.intent, slots["item"], language)
+        if found.intent == "delete_note":
+            return await self._forget(person, slots, language)
         if found.intent == "time_here":
             return Reply(self._time(person.timezone, language))
         if found.intent == "time_in":
@@ -187,34 +193,79 @@ class LocalFirst:
         return (task_buttons(result.value),)
 
     async def _change(self, person: Person, intent: str, item: str, language: str) -> Reply:
-        """Cancel or pause a task named by its words: always confirmed with a button first."""
+        """Cancel, pause or resume a task named by its words: always confirmed first."""
         tasks = self._services.tasks
         mine = await tasks.list_tasks(person.user_id) if tasks else []
-        matching = [t for t in mine if _names(item, t)]
+        wanted = _STATES[intent]
+        matching = [
+            t for t in mine if t.status in wanted and _names(item, f"{t.description} {t.id}")
+        ]
         if not matching:
             return Reply(say(language, "no_task", item=item))
         if len(matching) > 1:
             text = say(language, "several", item=item)
             return Reply(text, tuple(task_buttons(t) for t in matching[:10]))
-        task, tool = matching[0], "cancel_task" if intent == "cancel_task" else "pause_task"
+        task = matching[0]
+        action = f"{say(language, intent)} {task_line(task, person.timezone)}"
+        return await self._confirm(person, intent, {"task_id": task.id}, action, language)
+
+    async def _forget(self, person: Person, slots: Mapping[str, str], language: str) -> Reply:
+        """Delete a note named by its number or its words: always confirmed first."""
+        notes = self._services.notes
+        if notes is None:
+            return Reply(say(language, "no_note", item=""))
+        mine = await notes.list_notes(person.user_id, NOTES_LOOKED_AT)
+        if number := slots.get("number"):
+            matching = [n for n in mine if n.id == int(number.lstrip("#№"))]
+        else:
+            matching = [n for n in mine if _names(slots["item"], n.content)]
+        said = number or slots.get("item", "")
+        if not matching:
+            return Reply(say(language, "no_note", item=said))
+        if len(matching) > 1:
+            return Reply(say(language, "several_notes", item=said), note_buttons(matching))
+        note = matching[0]
+        action = f"{say(language, 'delete_note')} {note.id}: “{_cut(note.content)}”"
+        return await self._confirm(person, "delete_note", {"note_id": note.id}, action, language)
+
+    async def press_note(self, person: Person, data: str) -> Reply:
+        """A note's 🗑 button: the note is deleted through the tool, audited."""
+        number = data.rpartition(":")[2]
+        if not number.isdecimal():
+            return Reply(say("en", "expired"))
+        return await self._run(person, "delete_note", {"note_id": int(number)})
+
+    async def _confirm(
+        self,
+        person: Person,
+        tool: str,
+        arguments: Mapping[str, object],
+        action: str,
+        language: str,
+    ) -> Reply:
+        """The call, checked, waits for the owner's yes; the prompt shows ``action``."""
         context = self._context(person)
-        checked = await self._executor.check(_call(tool, {"task_id": task.id}), context)
+        checked = await self._executor.check(_call(tool, arguments), context)
         if isinstance(checked, ToolResult):
             return Reply(checked.content)
-        verb = say(language, "cancel" if tool == "cancel_task" else "pause")
-        action = f"{verb} {task_line(task, person.timezone)}"
         shown = say(language, "confirm", action=action)
-        return await self._ask(
-            person, checked, context, f"understood without a model: {action}", shown
-        )
+        reason = f"understood without a model: {action}"
+        return await self._ask(person, checked, context, reason, shown, human=action)
 
     async def _ask(
-        self, person: Person, checked: ValidCall, context: ToolContext, reason: str, shown: str
+        self,
+        person: Person,
+        checked: ValidCall,
+        context: ToolContext,
+        reason: str,
+        shown: str,
+        *,
+        human: str = "",
     ) -> Reply:
         """The call waits for the owner's button; ``shown`` says so, or why it cannot."""
         request = ApprovalRequest(
             person.user_id, person.chat_id, person.timezone, context.request_id,
-            checked.call.id, checked.tool.name, checked.json_arguments, reason,
+            checked.call.id, checked.tool.name, checked.json_arguments, reason, human,
         )  # fmt: skip
         if await self._approver.ask(request):
             return Reply(shown)
@@ -268,13 +319,17 @@ def _call(tool: str, arguments: Mapping[str, object]) -> ToolCall:
     return ToolCall(f"local-{uuid.uuid4().hex[:12]}", tool, dict(arguments))
 
 
-def _names(item: str, task: Task) -> bool:
-    """Whether every word of ``item`` (its fillers aside) starts a word of the task's text."""
+def _names(item: str, text: str) -> bool:
+    """Whether every word of ``item`` (its fillers aside) starts a word of ``text``."""
     wanted = [w for w in _stems(item) if w not in _FILLER]
-    have = _stems(f"{task.description} {task.id}")
+    have = _stems(text)
     return bool(wanted) and all(
         any(h.startswith(w[: max(3, len(w) - 2)]) for h in have) for w in wanted
     )
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _stems(text: str) -> list[str]:

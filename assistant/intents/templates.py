@@ -18,7 +18,12 @@ from assistant.intents.words import words
 
 EdgeKind = Literal["word", "slot", "skip"]
 FREE = frozenset({"what", "item"})  # slots of any length: the words a request carries
-BOUNDED = {"when": 12, "repeat": 12, "place": 4}  # the longest each bounded slot may be, in words
+BOUNDED = {
+    "when": 12,
+    "repeat": 12,
+    "place": 4,
+    "number": 1,
+}  # the longest each bounded slot may be, in words
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,10 @@ from assistant.schedules.schedule import is_recurring
 from assistant.schedules.words import may_be_schedule
 
 Reading = Literal["once", "recurring", "no time", "no"]
-ACTS = frozenset({"remind", "note", "cancel_task", "pause_task"})  # they change something
+ACTS = frozenset(
+    {"remind", "remind_what", "alarm", "note", "cancel_task", "pause_task", "resume_task",
+     "delete_note"}
+)  # fmt: skip  # they change something
 _POLITE = re.compile(
     r"(?:hey,? |please,? )?(?:can|could|would|will) you\b"
     r"|(?:пожалуйста,? )?(?:можешь|можете|не могли бы|не мог бы|ты можешь)\b",
@@ -30,7 +33,8 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         "when": lambda value: reads(value, zone, now, min_interval) != "no",
         "repeat": lambda value: reads(value, zone, now, min_interval) == "recurring",
         "place": _place,
-        "what": says_something,
+        "what": lambda value: says_something(value) and not _a_time(value, zone, now),
+        "number": lambda value: value.lstrip("#№").isdecimal(),
     }
     found = matcher().match(text, checks)
     if found is None or (found.intent in ACTS and _questioned(text)):
@@ -60,9 +64,16 @@ def _questioned(text: str) -> bool:
 
 
 def says_something(value: str) -> bool:
-    """Words of a reminder or a note that hold more than fillers ("me", "for", "to")."""
+    """Words of a reminder or a note that hold more than fillers ("me", "for", "to") and
+    numbers ("30" of a time cut in two)."""
     empty = fillers()
-    return any(word not in empty for word in re.findall(r"[^\W_]+", value.casefold()))
+    words = re.findall(r"[^\W\d_]+", value.casefold())
+    return any(word not in empty for word in words)
+
+
+def _a_time(value: str, zone: str, now: datetime) -> bool:
+    """Whether a reminder's words are only a time ("at 9am"): the request gave no words."""
+    return reads(value, zone, now, timedelta(0)) in ("once", "recurring")
 
 
 def _place(value: str) -> bool:
