@@ -46,7 +46,9 @@ async def test_add_reminder_confirms_local_time_description_and_id(executor, clo
     assert not result.is_error
     (task,) = await store.list_tasks(42)
     assert result.content.startswith(f"Reminder {task.id}: call mom — ")
-    assert "Sat 14 Mar 2026 10:28 (Europe/Berlin)" in result.content  # 09:26 UTC + 2 min, in CET
+    # 09:26 UTC + 2 min, in CET; a one-shot says its time once, with its zone
+    assert result.content.endswith("once on Sat 14 Mar 2026 at 10:28:53 (Europe/Berlin).")
+    assert "next" not in result.content
 
 
 async def test_bad_schedule_text_is_a_clear_error_and_nothing_is_stored(

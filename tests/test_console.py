@@ -26,8 +26,8 @@ async def with_a_task(tmp_path, clock, command: str):
     terminal = Terminal()
     session = asyncio.ensure_future(chat(setup_for(tmp_path), clock, terminal.console))
     terminal.type(command)
-    await until(lambda: "✅" in terminal.text())
-    return terminal, session, terminal.text().split("✅ ")[1].split(":")[0]
+    await until(lambda: "Reminder " in terminal.text())
+    return terminal, session, terminal.text().split("Reminder ")[1].split(":")[0]
 
 
 def setup_for(tmp_path, **sections) -> Setup:

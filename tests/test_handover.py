@@ -21,7 +21,7 @@ async def test_the_first_hours_notes_tasks_and_timezone_become_the_owners(
     local.console._user_id = 0  # the terminal before an owner is configured
     local.type("/tz Asia/Tokyo", "/note the locker code is 4312", "/remind in 2h stretch", "/quit")
     await chat(setup_for(tmp_path), clock, local.console)
-    assert "Saved note 1." in local.text() and "✅" in local.text()
+    assert "Saved note 1." in local.text() and "Reminder " in local.text()
 
     owner = Terminal()
     owner.console._user_id = OWNER

@@ -279,7 +279,7 @@ async def test_a_day_without_a_time_asks_the_time_with_buttons(tmp_path):
         done = await runtime.press(person, nine.data)
         again = await runtime.press(person, nine.data)  # one use
         [task] = await runtime.tasks.list_tasks(USER)
-    assert task.description == "call mom" and "Sat 28 Nov 2026 09:00" in done.text
+    assert task.description == "call mom" and "Sat 28 Nov 2026 at 09:00" in done.text
     assert "expired" in again.text
 
 

@@ -111,3 +111,21 @@ async def test_in_telegram_the_answer_is_typed_or_pressed(tmp_path, clock, monke
         telegram.message(ADA, "to stretch")
         await eventually(lambda: len(reminders(tmp_path)) == 2)
     assert sorted(t[0] for t in reminders(tmp_path)) == ["stretch", "позвонить маме"]
+
+
+async def test_slash_remind_goes_through_the_tool_with_its_audit_row(tmp_path, clock):
+    said = await talk(tmp_path, clock, "/remind in 2h water the plants", "/every 30m drink water")
+    with sqlite3.connect(tmp_path / "assistant.db") as db:
+        rows = db.execute("SELECT tool, outcome, call_id FROM audit ORDER BY id").fetchall()
+    assert [r[:2] for r in rows] == [("add_reminder", "ok"), ("add_recurring_task", "ok")]
+    assert all(r[2].startswith("local-") for r in rows)
+    assert "water the plants — once on Sat 14 Mar 2026 at 12:26:53 (Europe/Berlin)." in said
+    assert "drink water — every 30 minutes; next" in said
+
+
+async def test_buttons_fit_the_task_and_the_list_pages(tmp_path, clock):
+    lines = [f"/every day at {h}:00 task number {h}" for h in range(8, 19)]
+    said = await talk(tmp_path, clock, "/remind in 1h once only", *lines, "/tasks")
+    once = said.split("once only")[1].split("\nReminder ")[0]
+    assert "Cancel" in once and "Pause" not in once and "Run now" not in once
+    assert said.count("/press task:open:") == 8 and "/press tasks:page:1" in said

@@ -138,7 +138,11 @@ async def test_tasks_lists_with_buttons_and_cancel_works(tmp_path, clock, monkey
         telegram.message(ADA, "/tasks")
         await eventually(lambda: any(t.startswith("• ") for t in telegram.texts()))
         listing = next(p for p in telegram.sent() if str(p["text"]).startswith("• "))
-        cancel = next(b for b in buttons_of(listing) if b.startswith("task:cancel:"))
+        (opening,) = buttons_of(listing)  # one button a task: it opens the task's own
+        telegram.press(ADA, opening)
+        await eventually(lambda: sum("water the plants" in t for t in telegram.texts()) >= 3)
+        shown = [p for p in telegram.sent() if "task:cancel:" in str(p.get("reply_markup"))]
+        cancel = next(b for b in buttons_of(shown[-1]) if b.startswith("task:cancel:"))
         telegram.press(ADA, cancel)
         await eventually(lambda: any(t.startswith("Cancelled") for t in telegram.texts()))
         telegram.message(ADA, "/tasks")

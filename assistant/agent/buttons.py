@@ -30,14 +30,32 @@ class Reply:
 
 
 def task_buttons(task: Task) -> tuple[Button, ...]:
-    """The usual buttons under a task: cancel, pause or resume, run now, edit."""
+    """The buttons that fit a task: cancel and edit always; a repeating one can also be
+    paused or resumed and run now (a one-shot has nothing to pause)."""
+    cancel = Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}")
+    edit = Button("✏️ Edit", f"task:edit:{task.id}")
+    if task.schedule_kind == "once":
+        return (cancel, edit)
     toggle = ("Resume", "resume") if task.status == "paused" else ("Pause", "pause")
     return (
-        Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}"),
+        cancel,
         Button(toggle[0], f"task:{toggle[1]}:{task.id}"),
         Button("▶ Run now", f"task:run:{task.id}"),
-        Button("✏️ Edit", f"task:edit:{task.id}"),
+        edit,
     )
+
+
+PAGE = 8  # tasks a page of /tasks
+
+
+def task_list_buttons(tasks: Sequence[Task], page: int) -> tuple[tuple[Button, ...], ...]:
+    """One button a task on this page (it opens the task's own buttons), and "more"."""
+    shown = tasks[page * PAGE : (page + 1) * PAGE]
+    buttons = [Button(f"⚙ {task.id}", f"task:open:{task.id}") for task in shown]
+    rows = [tuple(buttons[at : at + 4]) for at in range(0, len(buttons), 4)]
+    if len(tasks) > (page + 1) * PAGE:
+        rows.append((Button("More ▸", f"tasks:page:{page + 1}"),))
+    return tuple(rows)
 
 
 def note_buttons(notes: Sequence[Note]) -> tuple[tuple[Button, ...], ...]:

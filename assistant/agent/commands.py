@@ -10,7 +10,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent.buttons import Reply, note_buttons, task_buttons
+from assistant.agent.acting import Acting
+from assistant.agent.buttons import PAGE, Reply, note_buttons, task_buttons, task_list_buttons
 from assistant.agent.person import Person
 from assistant.agent.phrases import language_of
 from assistant.agent.turns import Turns
@@ -24,7 +25,7 @@ from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
 from assistant.tasks import NewTask, Owner, Task, TaskStore
-from assistant.tools.builtin.tasks import edited, local_time, task_line
+from assistant.tools.builtin.tasks import edited, local_time, said_once, task_line
 from assistant.tools.services import Services, need
 
 MENU: dict[str, str] = {
@@ -66,8 +67,10 @@ class Commands:
         clock: Clock,
         *,
         exporter: Exporter | None = None,
+        acting: Acting | None = None,
     ) -> None:
         self._services = services
+        self._acting = acting  # tool calls, audited; without it the store is written directly
         self._exporter = exporter
         self._people = people
         self._audit = audit
@@ -102,6 +105,8 @@ class Commands:
             if kind == "task":
                 action, _, task_id = rest.partition(":")
                 return await self._task_action(person, action, task_id)
+            if kind == "tasks" and rest.startswith("page:") and rest[5:].isdecimal():
+                return await self._tasks(person, "", int(rest[5:]))
             if kind == "snooze":
                 span, _, task_id = rest.partition(":")
                 return await self._snooze(person, span, task_id)
@@ -126,19 +131,19 @@ class Commands:
         lines.append("\nOr just write: “remind me in 20 minutes to take the pizza out”.")
         return Reply("\n".join(lines))
 
-    async def _tasks(self, person: Person, rest: str) -> Reply:
+    async def _tasks(self, person: Person, rest: str, page: int = 0) -> Reply:
         tasks = await self._store().list_tasks(person.user_id)
         if not tasks:
             return Reply("You have no tasks. Try /remind in 10m stretch")
-        lines = [f"• {task_line(t, person.timezone)}" for t in tasks]
-        return Reply("\n".join(lines), tuple(task_buttons(t) for t in tasks[:20]))
+        shown = tasks[page * PAGE : (page + 1) * PAGE]
+        lines = [f"• {task_line(t, person.timezone)}" for t in shown]
+        if page:
+            lines.insert(0, f"(tasks {page * PAGE + 1} to {page * PAGE + len(shown)})")
+        return Reply("\n".join(lines), task_list_buttons(tasks, page))
 
     async def _remind(self, person: Person, rest: str) -> Reply:
         parsed, words = self._split(rest, person, "/remind in 10m stretch your legs")
-        task = await self._store().add(
-            NewTask(_owner(person), "reminder", words, parsed, {"text": words})
-        )
-        return Reply(_confirm(task, parsed, person.timezone), (task_buttons(task),))
+        return await self._add(person, parsed, words, "add_reminder")
 
     async def _every(self, person: Person, rest: str) -> Reply:
         example = "/every weekdays 9am stand-up"
@@ -149,10 +154,22 @@ class Commands:
                 "e.g. /every 30m drink water, /every weekdays 9am stand-up, or use /remind "
                 "for a one-time reminder"
             )
-        task = await self._store().add(
-            NewTask(_owner(person), "reminder", words, parsed, {"text": words})
+        return await self._add(person, parsed, words, "add_recurring_task")
+
+    async def _add(self, person: Person, parsed: Parsed, words: str, tool: str) -> Reply:
+        """The task through the same tool as the model's, with its audit row."""
+        if self._acting is None:
+            task = await self._store().add(
+                NewTask(_owner(person), "reminder", words, parsed, {"text": words})
+            )
+            return Reply(_confirm(task, parsed, person.timezone), (task_buttons(task),))
+        when = parsed.source if tool == "add_reminder" else self._repeating(parsed, person)
+        arguments = (
+            {"when": when, "message": words}
+            if tool == "add_reminder"
+            else {"schedule": when, "description": words}
         )
-        return Reply(_confirm(task, parsed, person.timezone), (task_buttons(task),))
+        return await self._acting.run(person, tool, arguments)
 
     async def _edit(self, person: Person, rest: str) -> Reply:
         task_id, _, change = rest.partition(" ")
@@ -252,6 +269,9 @@ class Commands:
             "resume": store.resume,
             "run": store.run_now,
         }
+        if action == "open":
+            task = await store.get(person.user_id, task_id)
+            return Reply(task_line(task, person.timezone), (task_buttons(task),))
         if action == "edit":
             return Reply(
                 f"Send /edit {task_id} and the new time, words or both, "
@@ -270,11 +290,20 @@ class Commands:
             return Reply("That button is no longer valid.")
         parsed = read_schedule(when, person.timezone, self._clock.now())
         task = await self._store().snooze(person.user_id, task_id, parsed)
-        return Reply(
-            f"😴 Snoozed: {_confirm(task, parsed, person.timezone)}", (task_buttons(task),)
-        )
+        when = said_once(task, parsed.description, person.timezone)
+        return Reply(f"😴 Snoozed: {task.description} — {when}.", (task_buttons(task),))
 
     # ---- helpers -----------------------------------------------------------------------
+
+    def _repeating(self, parsed: Parsed, person: Person) -> str:
+        """Schedule text the recurring tool reads as /every did: "30m" is every 30 minutes."""
+        try:
+            alone = read_schedule(
+                parsed.source, person.timezone, self._clock.now(), self._services.min_interval
+            )
+        except ScheduleError:
+            return f"every {parsed.source}"
+        return parsed.source if is_recurring(alone.schedule) else f"every {parsed.source}"
 
     def _store(self) -> TaskStore:
         return need(self._services.tasks, "the task scheduler")

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from assistant.agent.approver import ApprovalRequest, Approver
+from assistant.agent.acting import Acting
 from assistant.agent.buttons import Button, Reply, note_buttons, task_buttons
 from assistant.agent.person import Person
 from assistant.agent.phrases import day, language_of, offset, say
@@ -25,14 +25,12 @@ from assistant.clock import Clock
 from assistant.errors import ScheduleError
 from assistant.intents import Match, zone_of
 from assistant.intents.understanding import missing_time, understand
-from assistant.llm.types import AssistantMessage, Message, ToolCall, UserMessage
+from assistant.llm.types import AssistantMessage, Message, UserMessage
 from assistant.memory.conversation import Conversations
 from assistant.memory.questions import Question, Questions
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
-from assistant.tasks import Task
-from assistant.tools import Executor, ToolContext, ToolResult, ValidCall
 from assistant.tools.builtin.tasks import task_line
 from assistant.tools.services import Services
 
@@ -55,8 +53,7 @@ class LocalFirst:
 
     def __init__(
         self,
-        executor: Executor,
-        approver: Approver,
+        acting: Acting,
         services: Services,
         conversations: Conversations,
         clock: Clock,
@@ -64,8 +61,7 @@ class LocalFirst:
         questions: Questions,
         no_model: str = "",
     ) -> None:
-        self._executor = executor
-        self._approver = approver
+        self._acting = acting
         self._services = services
         self._conversations = conversations
         self._questions = questions
@@ -134,7 +130,7 @@ class LocalFirst:
         tool, arguments = _LOOKS[found.intent], {}
         if found.intent == "note":
             arguments = {"content": plain(slots["what"])}
-        return await self._run(person, tool, arguments)
+        return await self._acting.run(person, tool, arguments)
 
     async def _reminder(self, person: Person, found: Match) -> Reply:
         """A reminder; one with no words asks for them, an alarm is called one."""
@@ -154,8 +150,8 @@ class LocalFirst:
             return Reply(str(exc))
         if is_recurring(parsed.schedule):
             arguments = {"schedule": when, "description": what}
-            return await self._run(person, "add_recurring_task", arguments)
-        return await self._run(person, "add_reminder", {"when": when, "message": what})
+            return await self._acting.run(person, "add_recurring_task", arguments)
+        return await self._acting.run(person, "add_reminder", {"when": when, "message": what})
 
     async def _which_time(self, person: Person, when: str, what: str, language: str) -> Reply:
         data = {"when": when, "what": what}
@@ -173,25 +169,6 @@ class LocalFirst:
     async def _ask_back(self, person: Person, question: Question) -> Question:
         return await self._questions.ask(person.chat_id, question)
 
-    async def _run(self, person: Person, tool: str, arguments: Mapping[str, object]) -> Reply:
-        """One tool call, checked, approved when its tool asks for it, run and audited."""
-        context = self._context(person)
-        checked = await self._executor.check(_call(tool, arguments), context)
-        if isinstance(checked, ToolResult):
-            return Reply(checked.content)
-        if (reason := checked.tool.approval_reason(checked.arguments)) is not None:
-            return await self._ask(
-                person, checked, context, reason, say("en", "confirm", action=reason)
-            )
-        [result] = await self._executor.execute([checked], context)
-        return Reply(result.content, await self._buttons(person, result))
-
-    async def _buttons(self, person: Person, result: ToolResult) -> tuple[tuple[Button, ...], ...]:
-        """The usual buttons under a task just made, so a misread is one press from undone."""
-        if result.is_error or not isinstance(result.value, Task):
-            return ()
-        return (task_buttons(result.value),)
-
     async def _change(self, person: Person, intent: str, item: str, language: str) -> Reply:
         """Cancel, pause or resume a task named by its words: always confirmed first."""
         tasks = self._services.tasks
@@ -207,7 +184,7 @@ class LocalFirst:
             return Reply(text, tuple(task_buttons(t) for t in matching[:10]))
         task = matching[0]
         action = f"{say(language, intent)} {task_line(task, person.timezone)}"
-        return await self._confirm(person, intent, {"task_id": task.id}, action, language)
+        return await self._acting.confirm(person, intent, {"task_id": task.id}, action, language)
 
     async def _forget(self, person: Person, slots: Mapping[str, str], language: str) -> Reply:
         """Delete a note named by its number or its words: always confirmed first."""
@@ -226,51 +203,16 @@ class LocalFirst:
             return Reply(say(language, "several_notes", item=said), note_buttons(matching))
         note = matching[0]
         action = f"{say(language, 'delete_note')} {note.id}: “{_cut(note.content)}”"
-        return await self._confirm(person, "delete_note", {"note_id": note.id}, action, language)
+        return await self._acting.confirm(
+            person, "delete_note", {"note_id": note.id}, action, language
+        )
 
     async def press_note(self, person: Person, data: str) -> Reply:
         """A note's 🗑 button: the note is deleted through the tool, audited."""
         number = data.rpartition(":")[2]
         if not number.isdecimal():
             return Reply(say("en", "expired"))
-        return await self._run(person, "delete_note", {"note_id": int(number)})
-
-    async def _confirm(
-        self,
-        person: Person,
-        tool: str,
-        arguments: Mapping[str, object],
-        action: str,
-        language: str,
-    ) -> Reply:
-        """The call, checked, waits for the owner's yes; the prompt shows ``action``."""
-        context = self._context(person)
-        checked = await self._executor.check(_call(tool, arguments), context)
-        if isinstance(checked, ToolResult):
-            return Reply(checked.content)
-        shown = say(language, "confirm", action=action)
-        reason = f"understood without a model: {action}"
-        return await self._ask(person, checked, context, reason, shown, human=action)
-
-    async def _ask(
-        self,
-        person: Person,
-        checked: ValidCall,
-        context: ToolContext,
-        reason: str,
-        shown: str,
-        *,
-        human: str = "",
-    ) -> Reply:
-        """The call waits for the owner's button; ``shown`` says so, or why it cannot."""
-        request = ApprovalRequest(
-            person.user_id, person.chat_id, person.timezone, context.request_id,
-            checked.call.id, checked.tool.name, checked.json_arguments, reason, human,
-        )  # fmt: skip
-        if await self._approver.ask(request):
-            return Reply(shown)
-        await self._executor.refuse(checked, context, "not run: nobody could be asked to confirm")
-        return Reply(say(language_of(shown), "not_asked"))
+        return await self._acting.run(person, "delete_note", {"note_id": int(number)})
 
     def _time(self, zone: str, language: str) -> str:
         local = self._clock.now().astimezone(ZoneInfo(zone))
@@ -290,12 +232,6 @@ class LocalFirst:
             zone=zone, offset=offset(gap, language),
         )  # fmt: skip
 
-    def _context(self, person: Person) -> ToolContext:
-        request_id = f"local-{uuid.uuid4().hex[:12]}"
-        return ToolContext(
-            person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
-        )
-
     async def _remember(self, person: Person, text: str, reply: str) -> None:
         """The exchange joins the conversation, so the model later knows what was done."""
         turn = f"local-{uuid.uuid4().hex[:12]}"
@@ -313,10 +249,6 @@ def _offset_minutes(moment: datetime) -> int:
 def plain(words: str) -> str:
     """The words without a closing "please" or "thanks" and their punctuation."""
     return _TAIL.sub("", words) or words
-
-
-def _call(tool: str, arguments: Mapping[str, object]) -> ToolCall:
-    return ToolCall(f"local-{uuid.uuid4().hex[:12]}", tool, dict(arguments))
 
 
 def _names(item: str, text: str) -> bool:

@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from assistant.agent import Agent, Answer, EventSink, Person, Prompts, Turns
+from assistant.agent.acting import Acting
 from assistant.agent.answers import Answers
 from assistant.agent.approvals import ApprovalDesk
 from assistant.agent.buttons import Reply
@@ -291,13 +292,14 @@ async def _build(
     async def exporter(user_id: int) -> dict[str, Any]:
         return await gather(db, user_id, clock.now().isoformat())
 
-    commands = Commands(services, people, audit, turns, clock, exporter=exporter)
+    acting = Acting(executor, desk, services, clock)
+    commands = Commands(services, people, audit, turns, clock, exporter=exporter, acting=acting)
     local, answers = None, None
     if config.assistant.local_first:
         no_model = model.reason if isinstance(model, UnconfiguredModel) else ""
         questions = Questions(db, clock)
         local = LocalFirst(
-            executor, desk, services, conversations, clock, questions=questions, no_model=no_model
+            acting, services, conversations, clock, questions=questions, no_model=no_model
         )
         answers = Answers(questions, local, services, clock)
     return Runtime(

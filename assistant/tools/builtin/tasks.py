@@ -239,9 +239,22 @@ def _owner(context: ToolContext) -> Owner:
 
 
 def _confirmation(what: str, task: Task, context: ToolContext, schedule: str, note: str) -> str:
-    when = local_time(task.next_run, context.timezone)
-    text = f"{what} {task.id}: {_describe(task)} — {schedule}; next {when}."
+    text = f"{what} {task.id}: {_describe(task)} — {said_once(task, schedule, context.timezone)}."
     return f"{text} ({note})" if note else text
+
+
+def said_once(task: Task, schedule: str, zone: str) -> str:
+    """When a task runs, each thing said once: a one-shot's time and zone; a repeating
+    task's rule and its next run (the one thing the rule does not say)."""
+    schedule = schedule.removesuffix(f", {task.timezone}")
+    if task.schedule_kind == "once":
+        shown = (
+            task.timezone
+            if task.timezone == zone
+            else f"{task.timezone}; {local_time(task.next_run, zone)}"
+        )
+        return f"{schedule} ({shown})"
+    return f"{schedule}; next {local_time(task.next_run, zone)}"
 
 
 def _describe(task: Task) -> str:
@@ -251,8 +264,7 @@ def _describe(task: Task) -> str:
 def task_line(task: Task, zone: str) -> str:
     """A task in one line: id, words, schedule, next run in the user's zone, and its state."""
     state = "" if task.status == "active" else f" [{task.status}]"
-    when = local_time(task.next_run, zone)
-    return f"{task.id}: {_describe(task)} — {task.schedule_text}; next {when}{state}"
+    return f"{task.id}: {_describe(task)} — {said_once(task, task.schedule_text, zone)}{state}"
 
 
 def local_time(moment: datetime, zone: str) -> str:
