@@ -67,6 +67,7 @@ class TelegramSettings(_Section):
     ] = ()
     private_only: bool = True
     rate_limit: bool = True
+    queue_per_chat: int = Field(default=1000, ge=1, le=100_000)
     mode: Literal["polling", "webhook"] = "polling"
     webhook_url: str = ""
     webhook_listen: str = "127.0.0.1"

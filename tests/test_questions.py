@@ -129,3 +129,25 @@ async def test_buttons_fit_the_task_and_the_list_pages(tmp_path, clock):
     once = said.split("once only")[1].split("\nReminder ")[0]
     assert "Cancel" in once and "Pause" not in once and "Run now" not in once
     assert said.count("/press task:open:") == 8 and "/press tasks:page:1" in said
+
+
+async def test_a_forwarded_batch_of_a_hundred_is_handled_in_order(tmp_path, clock, monkeypatch):
+    from test_telegram import ADA, BOB, eventually, served
+
+    from assistant.telegram.handlers import BUSY
+
+    extra = {"telegram_extra": {"allowed_user_ids": [ADA, BOB]}}
+    async with served(tmp_path, clock, monkeypatch, **extra) as running:
+        telegram = running.telegram
+        for i in range(100):
+            telegram.message(ADA, f"note that batch item {i}")
+        telegram.message(BOB, "show my notes")  # another chat is not held up behind the batch
+        await eventually(lambda: sum(t.startswith("Saved note") for t in telegram.texts()) == 100)
+        sent = telegram.sent()
+        bob = next(i for i, p in enumerate(sent) if int(p["chat_id"]) == BOB)
+        last = max(i for i, p in enumerate(sent) if str(p["text"]).startswith("Saved note"))
+        assert bob < last
+    with sqlite3.connect(tmp_path / "assistant.db") as db:
+        notes = [r[0] for r in db.execute("SELECT content FROM notes ORDER BY id")]
+    assert notes == [f"batch item {i}" for i in range(100)]
+    assert BUSY not in telegram.texts()

@@ -14,7 +14,6 @@ from fake_telegram import TOKEN, FakeTelegram
 from fakehttp import FakeServer, Reply, fake_server
 from llm_fixtures import call, chat_reply
 
-from assistant.agent.chats import QUEUE_LIMIT
 from assistant.app import Setup
 from assistant.app.serve import serve_telegram
 from assistant.config import parse_config
@@ -24,6 +23,7 @@ from assistant.tasks import NewTask, Owner, TaskStore
 from assistant.telegram.handlers import BUSY
 
 ADA = 42
+QUEUE_LIMIT = 8  # a small queue, to reach its end
 BOB = 77
 
 
@@ -497,7 +497,7 @@ async def test_a_long_turn_holds_neither_its_chats_buttons_and_commands_nor_anot
             return chat_reply(f"re: {words}")
 
         options = {
-            "telegram_extra": {"allowed_user_ids": [ADA, BOB]},
+            "telegram_extra": {"allowed_user_ids": [ADA, BOB], "queue_per_chat": QUEUE_LIMIT},
             "net": {"allow_networks": ["127.0.0.0/8"]},
         }
         async with bot(tmp_path, clock, monkeypatch, **options) as (telegram, model):
@@ -510,6 +510,7 @@ async def test_a_long_turn_holds_neither_its_chats_buttons_and_commands_nor_anot
             for i in range(QUEUE_LIMIT):
                 telegram.message(ADA, f"queued {i}")
             telegram.message(ADA, "one too many")
+            telegram.message(ADA, "and another")  # the same batch: "busy" is not said again
             await eventually(lambda: BUSY in telegram.texts())
             # While Ada's turn runs: her button, her commands and Bob's chat are all answered.
             telegram.press(ADA, next(b for b in buttons_of(asked) if b.startswith("approve:")))

@@ -19,7 +19,7 @@ from assistant.clock import Clock
 log = logging.getLogger(__name__)
 
 Job = Callable[[], Awaitable[None]]
-QUEUE_LIMIT = 8
+QUEUE_LIMIT = 1000  # a chat's waiting messages: a forwarded batch (up to 100) fits many times
 
 
 class ChatQueues:
@@ -31,6 +31,7 @@ class ChatQueues:
         self._waiting: dict[int, deque[Job]] = {}
         self._workers: set[asyncio.Task[None]] = set()
         self._closing = False
+        self._refused: set[int] = set()  # chats told "busy" since their queue last drained
 
     @classmethod
     @asynccontextmanager
@@ -61,6 +62,13 @@ class ChatQueues:
         waiting.append(job)
         return True
 
+    def first_refusal(self, chat_id: int) -> bool:
+        """Whether a refused message is the first since the chat's queue last drained: say
+        "busy" once a batch, not once a message."""
+        first = chat_id not in self._refused
+        self._refused.add(chat_id)
+        return first
+
     async def _work(self, chat_id: int) -> None:
         waiting = self._waiting[chat_id]
         try:
@@ -72,6 +80,7 @@ class ChatQueues:
                 waiting.popleft()
         finally:
             del self._waiting[chat_id]
+            self._refused.discard(chat_id)
 
     async def _close(self, clock: Clock, grace: timedelta) -> None:
         self._closing = True

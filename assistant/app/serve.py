@@ -152,7 +152,7 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
         async with (
             compose(setup, clock, board, board, tools=True) as runtime,
             services(runtime) as group,
-            ChatQueues.running(clock, grace) as queues,
+            ChatQueues.running(clock, grace, settings.queue_per_chat) as queues,
         ):
             monitor = _monitor(setup, group, channel, runtime)
             alerts = _alerts(setup, group, runtime)

@@ -138,7 +138,7 @@ class Handlers:
             await self._answer(person, text)
         elif not self._queues.submit(
             person.chat_id, lambda: self._answer(person, text, attachments)
-        ):
+        ) and self._queues.first_refusal(person.chat_id):
             await self._channel.send(person.chat_id, BUSY)
 
     async def _answer(
