@@ -19,7 +19,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from assistant.agent import AgentEvent, Answer, Person, TextSoFar, ToolStarted
+from assistant.agent import AgentEvent, Answer, Person, TextSoFar, Thinking, ToolStarted
 from assistant.agent.approver import Pending
 from assistant.agent.buttons import Button, Reply, notice_buttons
 from assistant.agent.channel import Assistant
@@ -33,6 +33,8 @@ GREETING = (
     "Reminders print here when they fire; /stop or Ctrl-C stops an answer."
 )
 AGAIN = "(Ctrl-C again within 2 s leaves)"
+WORKING = "…"
+ERASE_LINE_ABOVE = "\x1b[1A\x1b[2K"  # the cursor up a line, and that line cleared
 LINE_LIMIT = 1 << 20  # a longer line is taken in pieces
 TWICE_SECONDS = 2.0
 STILL_ASKING = "(the approval above still waits: y or n)"
@@ -111,14 +113,16 @@ class WholeLines:
 class Style:
     """Colors on a terminal that wants them; plain text anywhere else (a pipe, a file)."""
 
-    def __init__(self, on: bool) -> None:
+    def __init__(self, on: bool, terminal: bool = False) -> None:
         self.on = on
+        self.terminal = terminal or on  # a screen that can take a line back
 
     @classmethod
     def for_output(cls, out: object) -> Style:
         """Colors when ``out`` is a terminal and ``$NO_COLOR`` is not set."""
         isatty = getattr(out, "isatty", None)
-        return cls(bool(callable(isatty) and isatty()) and "NO_COLOR" not in os.environ)
+        terminal = bool(callable(isatty) and isatty())
+        return cls(terminal and "NO_COLOR" not in os.environ, terminal)
 
     def dim(self, text: str) -> str:
         """Text in the background: tools at work, button hints."""
@@ -136,9 +140,19 @@ class Printer:
         self._out = out
         self._style = style or Style(False)
         self._shown = ""
+        self._working = False  # the "…" line is the last one written
 
     async def show(self, event: AgentEvent) -> None:
-        """Print the new part of the answer, and a line for each tool at work."""
+        """Print the new part of the answer, a line for each tool at work, and "…" while the
+        model thinks (taken away again on a terminal when words come)."""
+        if isinstance(event, Thinking):
+            if self._style.terminal and not self._shown and not self._working:
+                self._write(self._style.dim(WORKING) + "\n")
+                self._working = True
+            return
+        if self._working and isinstance(event, TextSoFar | ToolStarted):
+            self._write(ERASE_LINE_ABOVE)
+        self._working = False
         if isinstance(event, ToolStarted):
             line = self._style.dim(f"  ⚙ {event.name}…")
             self._write(f"{'' if not self._shown else chr(10)}{line}\n")
@@ -153,6 +167,9 @@ class Printer:
 
     def finish(self, answer: Answer) -> None:
         """Print what was not streamed: the whole answer, or its sources and notices."""
+        if self._working:
+            self._write(ERASE_LINE_ABOVE)
+        self._working = False
         before, found, after = answer.text.partition(self._shown) if self._shown else ("", "", "")
         if not found:
             self._write(("\n" if self._shown else "") + answer.text + "\n")
@@ -185,6 +202,7 @@ class Console:
         self._work: asyncio.Queue[str | None] = asyncio.Queue()
         self._ids = itertools.count(1)
         self._asking: str | None = None  # the approval the next line answers
+        self._closed: set[str] = set()  # approvals whose ending was printed
         self._buttons: list[Button] = []  # the last ones shown, pressed by their number
         self._busy = False
         self._interrupted = -TWICE_SECONDS
@@ -206,9 +224,10 @@ class Console:
         return next(self._ids)
 
     async def close(self, pending: Pending, outcome: str) -> None:
-        """Say how an approval ended."""
+        """Say how an approval ended (once: the answer typed here is not said again)."""
         if self._asking == pending.token:
             self._asking = None
+        self._closed.add(pending.token)
         self._print(f"[{pending.tool}] {outcome}")
 
     def feed(self, line: str | None) -> None:
@@ -290,12 +309,15 @@ class Console:
             try:
                 if self._asking is not None and (approve := yes_or_no(text)) is not None:
                     token, self._asking = self._asking, None
-                    self._print(await assistant.decide(token, self._user_id, approve))
+                    said = await assistant.decide(token, self._user_id, approve)
+                    if token not in self._closed:  # its ending was not printed already
+                        self._print(said)
                 elif text.isdigit() and 0 < int(text) <= len(self._buttons):
                     await self._run_line(assistant, f"/press {self._buttons[int(text) - 1].data}")
                 elif text:
+                    waiting = self._asking
                     await self._run_line(assistant, text)
-                    if self._asking is not None:  # not an answer: the approval still waits
+                    if waiting is not None and self._asking == waiting:  # not its answer
                         self._print(self._style.dim(STILL_ASKING))
             finally:
                 self._busy = False

@@ -109,7 +109,8 @@ async def _join(socket: Path, folder: Path, tty: bool) -> None:
     out = WholeLines(stdout, lambda: shutil.get_terminal_size().columns)
     with patch_stdout(raw=True):
         lines = joining.prompt_lines(folder / "chat-history")
-        await joining.chat(socket, lines, out, color=Style.for_output(stdout).on)
+        style = Style.for_output(stdout)
+        await joining.chat(socket, lines, out, color=style.on, terminal=style.terminal)
 
 
 async def _ask(setup: app.Setup, text: str) -> str:

@@ -9,7 +9,15 @@ from agent_fixtures import ME, build_rig
 from fakehttp import Reply, fake_server
 from llm_fixtures import call, chat_reply, chat_stream, error_reply
 
-from assistant.agent import AgentSettings, Done, Person, TextSoFar, ToolFinished, ToolStarted
+from assistant.agent import (
+    AgentSettings,
+    Done,
+    Person,
+    TextSoFar,
+    Thinking,
+    ToolFinished,
+    ToolStarted,
+)
 from assistant.llm.types import AssistantMessage, ToolMessage, UserMessage
 from tests.conftest import fetch
 
@@ -280,9 +288,11 @@ async def test_a_streamed_answer_with_a_streamed_tool_call(server, conn, clock):
     answer = await rig.agent.reply(ME, "time?", sink)
     assert answer.text == "It is 10:26."
     assert events == [
+        Thinking(),
         TextSoFar("Checking"),
         ToolStarted("c1", "get_time"),
         ToolFinished("c1", "get_time", True),
+        Thinking(),
         TextSoFar("It is "),
         TextSoFar("It is 10:26."),
         Done(answer),

@@ -93,3 +93,39 @@ async def test_an_unconfirmed_native_model_that_claims_switches_to_its_fallback(
 
 def test_a_request_put_as_a_question_is_still_a_request() -> None:
     assert unfounded("can you remind me at 5?", "Done, I will remind you at 5.", ()) is not None
+
+
+async def test_a_false_claim_is_never_shown_in_the_terminal_then_taken_back(
+    tmp_path, clock, monkeypatch
+):
+    """The terminal streams answers, but not one that may claim an action: it is checked first."""
+    from llm_fixtures import chat_stream
+    from test_console import Terminal, setup_for
+
+    from assistant.app.serve import chat
+
+    monkeypatch.setenv("TEST_KEY", "k")
+    async with fake_server() as llm:
+        llm.script(
+            chat_stream(("Done: I will ", "remind you at 5pm.")),
+            chat_stream(("Done: I will ", "remind you at 5pm.")),
+        )
+        setup = setup_for(
+            tmp_path,
+            assistant={"data_dir": str(tmp_path), "local_first": False},
+            llm={"base_url": f"{llm.url}/v1", "api_key_env": "TEST_KEY", "model": "m"},
+        )
+        terminal = Terminal()
+        terminal.type("please remind me to call bob at 5pm", "/quit")
+        await chat(setup, clock, terminal.console)
+    text = terminal.text()
+    assert "I will remind you" not in text and "I have not done that" in text
+
+
+def test_only_a_request_for_an_action_is_held_back_from_streaming() -> None:
+    from assistant.agent.claims import may_claim
+
+    assert may_claim("please remind me to call bob at 5pm")
+    assert may_claim("can you save a note that the code is 4312?")
+    assert not may_claim("tell me a long story")
+    assert not may_claim("how do reminders work?")

@@ -154,3 +154,22 @@ def test_whole_lines_hold_an_open_line_and_cut_a_wide_one_at_a_space() -> None:
     assert "".join(written) == "next and an open\nline that goes past\n"
     out.write("\n")
     assert "".join(written).endswith("past\nthe edge\n")
+
+
+async def test_the_terminal_shows_it_is_working_and_clears_it_when_words_come(tmp_path) -> None:
+    release = asyncio.Event()
+
+    async def slow(request):
+        await release.wait()
+        return chat_stream(("The answer ", "is here."))
+
+    async with fake_server() as server:
+        server.script(slow)
+        async with chat_in_a_terminal(tmp_path, server) as screen:
+            await screen.wait(lambda lines: _prompt_line(lines).startswith("›"))
+            os.write(screen._master, b"tell me something\r")
+            await screen.wait(lambda lines: any(line.strip() == "…" for line in lines))
+            release.set()
+            await screen.wait(lambda lines: any("The answer is here." in line for line in lines))
+            lines = screen.lines()
+    assert not any(line.strip() == "…" for line in lines), "\n".join(lines)

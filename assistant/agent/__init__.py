@@ -8,6 +8,7 @@ from assistant.agent.events import (
     Done,
     EventSink,
     TextSoFar,
+    Thinking,
     ToolFinished,
     ToolStarted,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "Person",
     "Prompts",
     "TextSoFar",
+    "Thinking",
     "ToolFinished",
     "ToolStarted",
     "Turns",

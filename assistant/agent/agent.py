@@ -13,13 +13,14 @@ from dataclasses import replace
 
 from assistant.agent.approver import ApprovalRequest, Approver, DenyAll
 from assistant.agent.citations import cite
-from assistant.agent.claims import correction, honest, unfounded
+from assistant.agent.claims import correction, honest, may_claim, unfounded
 from assistant.agent.destructive import unasked
 from assistant.agent.events import (
     Answer,
     Done,
     EventSink,
     TextSoFar,
+    Thinking,
     ToolFinished,
     ToolStarted,
 )
@@ -225,7 +226,9 @@ class Agent:
         started, outcome = time.monotonic(), "error"
         try:
             async with asyncio.timeout(self._settings.llm_timeout):
-                completion = await self._complete(request, turn.given.sink)
+                # an answer that may claim an action is checked before it is shown
+                shown = not may_claim(turn.asked)
+                completion = await self._complete(request, turn.given.sink, shown=shown)
                 outcome = "ok"
         except TimeoutError:
             raise ModelSlowError(
@@ -252,14 +255,21 @@ class Agent:
         )
         return [*turn.history, *new]
 
-    async def _complete(self, request: Request, sink: EventSink | None) -> Completion:
+    async def _complete(
+        self, request: Request, sink: EventSink | None, *, shown: bool = True
+    ) -> Completion:
+        """The model's answer, streamed to ``sink`` as it grows unless it is not to be
+        ``shown`` before it is checked."""
+        if sink is not None:
+            await sink(Thinking())
         if sink is None or not self._settings.stream:
             return await self._model.complete(request)
         text = ""
         async for event in self._model.stream(request):
             if isinstance(event, TextDelta):
                 text += event.text
-                await sink(TextSoFar(text))
+                if shown:
+                    await sink(TextSoFar(text))
             else:
                 return event
         raise LLMUnavailableError("The model's stream ended without an answer.")

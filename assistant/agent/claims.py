@@ -53,6 +53,15 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _LONGEST = 4000  # an answer's first part is where a claim of this turn's action stands
 
 
+def may_claim(asked: str) -> bool:
+    """Whether an answer to ``asked`` could claim an action (it asks for one): such an answer
+    is checked before anyone sees it, so it is not streamed."""
+    asked = asked.strip().lower()
+    if asked.endswith("?") and not _POLITE.match(asked):
+        return False
+    return any(word in asked for action in ACTIONS for word in action.words)
+
+
 def unfounded(asked: str, answer: str, done: Iterable[str]) -> Action | None:
     """The action the user asked for and the answer claims, which no tool of the turn did."""
     asked, ran = asked.strip().lower(), set(done)

@@ -16,6 +16,11 @@ class TextSoFar:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """The model was asked and has not answered yet."""
+
+
+@dataclass(frozen=True)
 class ToolStarted:
     """A tool call began."""
 
@@ -50,5 +55,5 @@ class Done:
     answer: Answer
 
 
-AgentEvent = TextSoFar | ToolStarted | ToolFinished | Done
+AgentEvent = Thinking | TextSoFar | ToolStarted | ToolFinished | Done
 EventSink = Callable[[AgentEvent], Awaitable[None]]

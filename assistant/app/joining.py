@@ -39,9 +39,11 @@ async def ask(path: Path, text: str, out: Output) -> str:
         writer.close()
 
 
-async def chat(path: Path, lines: AsyncIterator[str], out: Output, *, color: bool) -> None:
+async def chat(
+    path: Path, lines: AsyncIterator[str], out: Output, *, color: bool, terminal: bool = False
+) -> None:
     """Relay ``lines`` to the running service and its output back, until it ends the chat."""
-    reader, writer = await _connect(path, {"mode": "chat", "color": color})
+    reader, writer = await _connect(path, {"mode": "chat", "color": color, "terminal": terminal})
     try:
         async with asyncio.TaskGroup() as group:
             sending = group.create_task(_send(lines, writer))

@@ -5,7 +5,8 @@ folder, and the peer's uid checked). Each connection is a terminal: ``chat`` (a 
 session on the same runtime, as the owner) or ``ask`` (one request). One database owner, as
 ever: the terminal only relays lines in and text out.
 
-The wire is JSON lines. The terminal says ``{"hello": 1, "mode": "chat"|"ask", "color": b}``,
+The wire is JSON lines. The terminal says ``{"hello": 1, "mode": "chat"|"ask", "color": b,
+"terminal": b}``,
 then ``{"line": text}`` or ``{"interrupt": true}``, and closes its side at the end of input;
 the service sends ``{"out": text}`` and, last, ``{"end": how}``.
 """
@@ -244,7 +245,8 @@ class Door:
             await self._ask(incoming, writer)
             return
         folder = self.runtime.setup.database_path().parent / "exports"
-        console = Console(Wire(writer), self.user_id, Style(hello.get("color") is True), folder)
+        style = Style(hello.get("color") is True, hello.get("terminal") is True)
+        console = Console(Wire(writer), self.user_id, style, folder)
         self.board.attach(console, self.user_id)
         try:
             async with asyncio.TaskGroup() as group:
