@@ -14,8 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assistant.telegram.pieces import pieces  # noqa: E402
-from assistant.telegram.render import render  # noqa: E402
+from assistant.channels.telegram.pieces import pieces  # noqa: E402
+from assistant.channels.telegram.render import render  # noqa: E402
 
 ANSWER = (
     "## Plan for __init__\n\nHere is **bold**, *italic*, `code`, [a link](https://ex.org/a_(b)) "

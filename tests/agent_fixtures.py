@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from fakehttp import FakeServer
 
 from assistant.agent import Agent, AgentSettings, Pending, Person, Turns
-from assistant.agent.approvals import ApprovalDesk
+from assistant.agent.approving.desk import ApprovalDesk
 from assistant.clock import FakeClock
 from assistant.errors import ToolError
 from assistant.llm.contextsize import ContextSizer

@@ -10,7 +10,7 @@ from agent_fixtures import ME, Prompts, build_rig
 from fakehttp import fake_server
 from llm_fixtures import call, chat_reply
 
-from assistant.agent.approvals import preview
+from assistant.agent.approving.desk import preview
 from tests.conftest import fetch
 
 ARGUMENTS = {

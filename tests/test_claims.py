@@ -7,7 +7,7 @@ from agent_fixtures import ME, build_rig
 from fakehttp import fake_server
 from llm_fixtures import call, chat_reply
 
-from assistant.agent.claims import unfounded
+from assistant.agent.guards.claims import unfounded
 
 CLAIMS = [
     ("remind me in 10 minutes to stretch", "Done: I will remind you to stretch at 10:36."),
@@ -123,7 +123,7 @@ async def test_a_false_claim_is_never_shown_in_the_terminal_then_taken_back(
 
 
 def test_only_a_request_for_an_action_is_held_back_from_streaming() -> None:
-    from assistant.agent.claims import may_claim
+    from assistant.agent.guards.claims import may_claim
 
     assert may_claim("please remind me to call bob at 5pm")
     assert may_claim("can you save a note that the code is 4312?")

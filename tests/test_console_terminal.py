@@ -18,7 +18,7 @@ import pytest
 from fakehttp import FakeServer, fake_server
 from llm_fixtures import chat_stream
 
-from assistant.console import WholeLines
+from assistant.channels.console import WholeLines
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pseudo-terminal")
 

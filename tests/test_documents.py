@@ -11,8 +11,8 @@ from fakehttp import fake_server
 from llm_fixtures import call, chat_reply
 from test_telegram import ADA, eventually, served
 
-from assistant.agent.documents import MAX_CHARS, read_document
-from assistant.agent.untrusted import CLOSING, OPENING
+from assistant.agent.dialog.documents import MAX_CHARS, read_document
+from assistant.agent.guards.untrusted import CLOSING, OPENING
 from assistant.errors import DocumentError
 from assistant.llm.types import Document
 

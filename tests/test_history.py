@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assistant.agent.history import costed, fit
+from assistant.agent.dialog.history import costed, fit
 from assistant.llm.tokens import ApproxCounter
 from assistant.llm.types import AssistantMessage, ToolCall, ToolMessage, UserMessage
 

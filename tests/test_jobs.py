@@ -12,7 +12,7 @@ from llm_fixtures import call, chat_reply
 from tasks_fixtures import ALICE, FakeOutbox
 
 from assistant.agent import Agent, AgentSettings
-from assistant.agent.scheduled import AgentTaskExecutor
+from assistant.agent.dialog.scheduled import AgentTaskExecutor
 from assistant.errors import RetryableRunError, RunError
 from assistant.memory.audit import AuditLog
 from assistant.net import AddressPolicy, GuardedClient

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent.leaks import unnamed_host
-from assistant.agent.untrusted import frame
+from assistant.agent.guards.leaks import unnamed_host
+from assistant.agent.guards.untrusted import frame
 from assistant.llm.types import ToolMessage, UserMessage
 
 PAGE = frame("search_web", '[{"url": "https://docs.example/guide?x=1", "title": "Guide"}]')

@@ -15,8 +15,8 @@ from llm_fixtures import call, chat_reply
 from understood_set import LABELLED
 
 from assistant.agent import Person
-from assistant.agent.approver import Pending
-from assistant.agent.buttons import Reply
+from assistant.agent.approving.approver import Pending
+from assistant.agent.front.buttons import Reply
 from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.clock import FakeClock
@@ -512,7 +512,7 @@ def test_any_message_is_understood_or_left_alone_never_an_error(words):
 async def test_a_failure_inside_the_local_step_leaves_the_message_to_the_model(
     tmp_path, monkeypatch, caplog
 ):
-    from assistant.agent import local
+    from assistant.agent.front import local
 
     def broken(*args):
         raise RuntimeError("a bug")

@@ -134,7 +134,7 @@ async def test_buttons_fit_the_task_and_the_list_pages(tmp_path, clock):
 async def test_a_forwarded_batch_of_a_hundred_is_handled_in_order(tmp_path, clock, monkeypatch):
     from test_telegram import ADA, BOB, eventually, served
 
-    from assistant.telegram.handlers import BUSY
+    from assistant.channels.telegram.handlers import BUSY
 
     extra = {"telegram_extra": {"allowed_user_ids": [ADA, BOB]}}
     async with served(tmp_path, clock, monkeypatch, **extra) as running:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.telegram.pieces import LIMIT, pieces, plain_pieces
-from assistant.telegram.render import Entity, Rendered, render, units
+from assistant.channels.telegram.pieces import LIMIT, pieces, plain_pieces
+from assistant.channels.telegram.render import Entity, Rendered, render, units
 
 
 def shown(markdown: str) -> tuple[str, list[tuple[str, str, str]]]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 
-from assistant.telegram.strangers import Strangers
+from assistant.channels.telegram.strangers import Strangers
 
 
 def test_strangers_are_remembered_boundedly_and_logged_sparingly(caplog):
     strangers = Strangers(limit=100, every=3600)
-    with caplog.at_level(logging.WARNING, logger="assistant.telegram.strangers"):
+    with caplog.at_level(logging.WARNING, logger="assistant.channels.telegram.strangers"):
         for who in range(10_000):
             strangers.ignored(who)
             strangers.ignored(who)  # a repeat is not news

@@ -16,11 +16,11 @@ from llm_fixtures import call, chat_reply
 
 from assistant.app import Setup
 from assistant.app.serve import serve_telegram
+from assistant.channels.telegram.handlers import BUSY
 from assistant.config import parse_config
 from assistant.db import open_database
 from assistant.schedules.oneshot import parse_once
 from assistant.tasks import NewTask, Owner, TaskStore
-from assistant.telegram.handlers import BUSY
 
 ADA = 42
 QUEUE_LIMIT = 8  # a small queue, to reach its end
@@ -581,7 +581,7 @@ async def test_export_sends_the_owners_data_as_files_in_private_only(tmp_path, c
 def test_both_bot_api_connections_share_one_tls_context(monkeypatch):
     import ssl
 
-    from assistant.telegram.bot import TelegramChannel
+    from assistant.channels.telegram.bot import TelegramChannel
 
     made, default = [], ssl.create_default_context
 

@@ -1,8 +1,8 @@
 """The dialog agent: history, the model and tools in a bounded loop, approvals, per-chat turns."""
 
-from assistant.agent.agent import Agent
-from assistant.agent.approver import ApprovalRequest, Approver, DenyAll, Pending, Prompts
-from assistant.agent.events import (
+from assistant.agent.approving.approver import ApprovalRequest, Approver, DenyAll, Pending, Prompts
+from assistant.agent.dialog.agent import Agent
+from assistant.agent.dialog.events import (
     AgentEvent,
     Answer,
     Done,
@@ -12,9 +12,9 @@ from assistant.agent.events import (
     ToolFinished,
     ToolStarted,
 )
+from assistant.agent.dialog.settings import AgentSettings
+from assistant.agent.dialog.turns import Turns
 from assistant.agent.person import Person
-from assistant.agent.settings import AgentSettings
-from assistant.agent.turns import Turns
 
 __all__ = [
     "Agent",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from assistant.agent.buttons import Reply
-from assistant.agent.events import Answer, EventSink
+from assistant.agent.dialog.events import Answer, EventSink
+from assistant.agent.front.buttons import Reply
 from assistant.agent.person import Person
 from assistant.llm.types import Attachment
 

@@ -15,6 +15,7 @@ from assistant.app import Setup, datadir, open_sandbox
 from assistant.app.outside import outside
 from assistant.app.runtime import UnconfiguredModel, compose
 from assistant.app.serve import NoChannel
+from assistant.channels.telegram.identity import whoami
 from assistant.clock import SystemClock
 from assistant.db import open_database
 from assistant.errors import AssistantError, ConfigError, LLMError
@@ -23,7 +24,6 @@ from assistant.intents.places import count as places
 from assistant.llm.model import Model
 from assistant.llm.modes import ToolModeModel
 from assistant.llm.provider import build_sizer
-from assistant.telegram.identity import whoami
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from assistant.app import datadir
 from assistant.app.terminals import LINE_LIMIT, encode, messages, socket_path
-from assistant.console import PROMPT, Output
+from assistant.channels.console import PROMPT, Output
 
 log = logging.getLogger(__name__)
 

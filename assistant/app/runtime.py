@@ -15,14 +15,14 @@ from datetime import timedelta
 from typing import Any
 
 from assistant.agent import Agent, Answer, EventSink, Person, Prompts, Turns
-from assistant.agent.acting import Acting
-from assistant.agent.answers import Answers
-from assistant.agent.approvals import ApprovalDesk
-from assistant.agent.buttons import Reply
-from assistant.agent.commands import Commands
-from assistant.agent.door import FrontDoor
-from assistant.agent.local import LocalFirst
-from assistant.agent.scheduled import AgentTaskExecutor
+from assistant.agent.approving.desk import ApprovalDesk
+from assistant.agent.dialog.scheduled import AgentTaskExecutor
+from assistant.agent.front.acting import Acting
+from assistant.agent.front.answers import Answers
+from assistant.agent.front.buttons import Reply
+from assistant.agent.front.commands import Commands
+from assistant.agent.front.door import FrontDoor
+from assistant.agent.front.local import LocalFirst
 from assistant.app import (
     Setup,
     agent_settings,

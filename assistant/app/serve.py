@@ -14,20 +14,20 @@ from datetime import datetime, timedelta
 from typing import TextIO
 
 from assistant.agent import Answer, Pending
-from assistant.agent.buttons import Reply
-from assistant.agent.chats import ChatQueues
+from assistant.agent.front.buttons import Reply
+from assistant.agent.front.chats import ChatQueues
 from assistant.app import Setup, backups, systemd
 from assistant.app.alerts import Alerts, Condition, disk, servers
 from assistant.app.health import serve_health
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose, unreadable
 from assistant.app.terminals import Door, Switchboard, socket_path
+from assistant.channels.console import Console, Printer
+from assistant.channels.telegram.bot import TelegramChannel, Webhook
 from assistant.clock import Clock
-from assistant.console import Console, Printer
 from assistant.errors import ConfigError, LLMError, RunError
 from assistant.memory.handover import LOCAL
 from assistant.scheduler import Notice
 from assistant.tasks import Owner
-from assistant.telegram.bot import TelegramChannel, Webhook
 from assistant.tools.validation import unencodable
 
 log = logging.getLogger(__name__)

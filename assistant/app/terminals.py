@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from assistant.agent import Answer, Pending, Person
-from assistant.agent.buttons import Reply
-from assistant.agent.chats import ChatQueues
-from assistant.agent.events import EventSink
+from assistant.agent.dialog.events import EventSink
+from assistant.agent.front.buttons import Reply
+from assistant.agent.front.chats import ChatQueues
 from assistant.app.runtime import Runtime
-from assistant.console import Console, Printer, Style
+from assistant.channels.console import Console, Printer, Style
 from assistant.llm.types import Attachment
 from assistant.scheduler import Notice
 

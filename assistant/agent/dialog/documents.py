@@ -9,7 +9,7 @@ import io
 import logging
 from pathlib import PurePosixPath
 
-from assistant.agent.untrusted import frame
+from assistant.agent.guards.untrusted import frame
 from assistant.errors import DocumentError
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from assistant.agent.history import Costed, fit
+from assistant.agent.dialog.history import Costed, fit
 from assistant.llm.catalogue import openai_tool
 from assistant.llm.tokens import MESSAGE_OVERHEAD, ApproxCounter, TokenCounter, message_tokens
 from assistant.llm.types import Message, ToolMessage, ToolSpec

@@ -19,7 +19,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from assistant.agent.approver import ApprovalRequest, Pending, Prompts
+from assistant.agent.approving.approver import ApprovalRequest, Pending, Prompts
 from assistant.clock import Clock
 from assistant.errors import AssistantError
 from assistant.llm.types import AssistantMessage, ToolCall

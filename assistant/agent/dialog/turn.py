@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from assistant.agent.events import EventSink
+from assistant.agent.dialog.events import EventSink
 from assistant.agent.person import Person
 from assistant.llm.types import Message, UserMessage
 from assistant.tools import ToolContext, ToolResult

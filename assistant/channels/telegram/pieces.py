@@ -11,7 +11,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate
 
-from assistant.telegram.entities import Entity, Rendered
+from assistant.channels.telegram.entities import Entity, Rendered
 
 LIMIT = 4096
 # A cut nearer the start than this share of a piece is not worth keeping a block whole.

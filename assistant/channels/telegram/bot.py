@@ -49,11 +49,17 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from assistant.agent.approver import Pending
-from assistant.agent.buttons import Button, notice_buttons
+from assistant.agent.approving.approver import Pending
 from assistant.agent.channel import Assistant
-from assistant.agent.chats import ChatQueues
-from assistant.agent.commands import MENU
+from assistant.agent.front.buttons import Button, notice_buttons
+from assistant.agent.front.chats import ChatQueues
+from assistant.agent.front.commands import MENU
+from assistant.channels.telegram.durations import seconds
+from assistant.channels.telegram.entities import Rendered
+from assistant.channels.telegram.handlers import Handlers
+from assistant.channels.telegram.pieces import plain_pieces
+from assistant.channels.telegram.sending import edit_piece, rendered, send_all
+from assistant.channels.telegram.strangers import Strangers
 from assistant.config import SpeechSettings
 from assistant.errors import (
     RecipientBlockedError,
@@ -62,12 +68,6 @@ from assistant.errors import (
     StartupError,
 )
 from assistant.scheduler import Notice
-from assistant.telegram.durations import seconds
-from assistant.telegram.entities import Rendered
-from assistant.telegram.handlers import Handlers
-from assistant.telegram.pieces import plain_pieces
-from assistant.telegram.sending import edit_piece, rendered, send_all
-from assistant.telegram.strangers import Strangers
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from assistant.agent.acting import Acting
-from assistant.agent.buttons import Button, Reply, note_buttons, task_buttons
+from assistant.agent.front.acting import Acting
+from assistant.agent.front.buttons import Button, Reply, note_buttons, task_buttons
+from assistant.agent.front.phrases import day, language_of, offset, say
 from assistant.agent.person import Person
-from assistant.agent.phrases import day, language_of, offset, say
 from assistant.clock import Clock
 from assistant.errors import ScheduleError
 from assistant.intents import Match, zone_of

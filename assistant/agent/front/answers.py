@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from assistant.agent.buttons import Reply
-from assistant.agent.local import LocalFirst, plain
+from assistant.agent.front.buttons import Reply
+from assistant.agent.front.local import LocalFirst, plain
 from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ScheduleError

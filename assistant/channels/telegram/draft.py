@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
-from assistant.agent.buttons import Reply
-from assistant.telegram.sender import Sender
-from assistant.telegram.sending import edit_piece, rendered, send_all, send_piece
+from assistant.agent.front.buttons import Reply
+from assistant.channels.telegram.sender import Sender
+from assistant.channels.telegram.sending import edit_piece, rendered, send_all, send_piece
 
 
 class Draft:

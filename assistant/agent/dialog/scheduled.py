@@ -3,7 +3,7 @@ when the task was made, and nobody to approve anything."""
 
 from __future__ import annotations
 
-from assistant.agent.agent import Agent
+from assistant.agent.dialog.agent import Agent
 from assistant.agent.person import Person
 from assistant.errors import RunError
 from assistant.scheduler import Delivery, Notice, Outbox

@@ -10,11 +10,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent.acting import Acting
-from assistant.agent.buttons import PAGE, Reply, note_buttons, task_buttons, task_list_buttons
+from assistant.agent.dialog.turns import Turns
+from assistant.agent.front.acting import Acting
+from assistant.agent.front.buttons import PAGE, Reply, note_buttons, task_buttons, task_list_buttons
+from assistant.agent.front.phrases import language_of
 from assistant.agent.person import Person
-from assistant.agent.phrases import language_of
-from assistant.agent.turns import Turns
 from assistant.clock import Clock, shorten
 from assistant.errors import ModelError, ScheduleError
 from assistant.memory.audit import AuditLog

@@ -11,11 +11,9 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 
-from assistant.agent.approver import ApprovalRequest, Approver, DenyAll
-from assistant.agent.citations import cite
-from assistant.agent.claims import correction, honest, may_claim, unfounded
-from assistant.agent.destructive import unasked
-from assistant.agent.events import (
+from assistant.agent.approving.approver import ApprovalRequest, Approver, DenyAll
+from assistant.agent.dialog.citations import cite
+from assistant.agent.dialog.events import (
     Answer,
     Done,
     EventSink,
@@ -24,11 +22,9 @@ from assistant.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from assistant.agent.history import fit
-from assistant.agent.leaks import tainted
-from assistant.agent.person import Person
-from assistant.agent.prompt import system_prompt
-from assistant.agent.replies import (
+from assistant.agent.dialog.history import fit
+from assistant.agent.dialog.prompt import system_prompt
+from assistant.agent.dialog.replies import (
     awaiting_text,
     close_open_calls,
     corrections,
@@ -37,10 +33,14 @@ from assistant.agent.replies import (
     recordable,
     tool_message,
 )
-from assistant.agent.settings import AgentSettings
-from assistant.agent.turn import Given, Turn
-from assistant.agent.untrusted import frame, is_framed
-from assistant.agent.window import TOO_LONG, Window
+from assistant.agent.dialog.settings import AgentSettings
+from assistant.agent.dialog.turn import Given, Turn
+from assistant.agent.dialog.window import TOO_LONG, Window
+from assistant.agent.guards.claims import correction, honest, may_claim, unfounded
+from assistant.agent.guards.destructive import unasked
+from assistant.agent.guards.leaks import tainted
+from assistant.agent.guards.untrusted import frame, is_framed
+from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ContextTooLongError, LLMError, LLMUnavailableError, ModelSlowError
 from assistant.llm.contextsize import ContextSizer

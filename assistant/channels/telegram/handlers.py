@@ -9,20 +9,21 @@ from telegram import Message, Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from assistant.agent import Person, documents
-from assistant.agent.buttons import Reply
+from assistant.agent import Person
 from assistant.agent.channel import Assistant
-from assistant.agent.chats import ChatQueues
+from assistant.agent.dialog import documents
+from assistant.agent.front.buttons import Reply
+from assistant.agent.front.chats import ChatQueues
+from assistant.channels.telegram import pictures
+from assistant.channels.telegram.draft import Draft
+from assistant.channels.telegram.durations import seconds
+from assistant.channels.telegram.entities import Entity, Rendered, units
+from assistant.channels.telegram.sender import Sender
+from assistant.channels.telegram.sending import send_piece
 from assistant.config import SpeechSettings
 from assistant.errors import DocumentError, FetchError, StorageError
 from assistant.llm.types import Attachment, Document, Image
 from assistant.metrics import UPDATES as HANDLED
-from assistant.telegram import pictures
-from assistant.telegram.draft import Draft
-from assistant.telegram.durations import seconds
-from assistant.telegram.entities import Entity, Rendered, units
-from assistant.telegram.sender import Sender
-from assistant.telegram.sending import send_piece
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from assistant.agent.untrusted import is_framed
+from assistant.agent.guards.untrusted import is_framed
 from assistant.llm.types import Message, ToolMessage, UserMessage
 
 _EDGES = "()[]<>{}\"'`.,;:!?*"

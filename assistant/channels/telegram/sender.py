@@ -12,7 +12,7 @@ from typing import Protocol
 
 from telegram import Bot
 
-from assistant.agent.buttons import Button
+from assistant.agent.front.buttons import Button
 from assistant.config import SpeechSettings
 
 

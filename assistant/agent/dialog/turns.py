@@ -8,8 +8,8 @@ import logging
 from collections import Counter
 from collections.abc import Sequence
 
-from assistant.agent.agent import Agent
-from assistant.agent.events import Answer, EventSink
+from assistant.agent.dialog.agent import Agent
+from assistant.agent.dialog.events import Answer, EventSink
 from assistant.agent.person import Person
 from assistant.llm.types import Attachment
 

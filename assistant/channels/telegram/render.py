@@ -16,9 +16,9 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from assistant.telegram.cjk import CjkParserInline
-from assistant.telegram.entities import Entity, EntityKind, Rendered, units
-from assistant.telegram.table import table_text
+from assistant.channels.telegram.cjk import CjkParserInline
+from assistant.channels.telegram.entities import Entity, EntityKind, Rendered, units
+from assistant.channels.telegram.table import table_text
 
 LINK_SCHEMES = ("http://", "https://", "tg://", "mailto:")
 RULE = "———"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from assistant.agent.answers import Answers
-from assistant.agent.buttons import Reply
-from assistant.agent.commands import Commands
-from assistant.agent.events import Answer, EventSink
-from assistant.agent.local import LocalFirst
+from assistant.agent.dialog.events import Answer, EventSink
+from assistant.agent.dialog.turns import Turns
+from assistant.agent.front.answers import Answers
+from assistant.agent.front.buttons import Reply
+from assistant.agent.front.commands import Commands
+from assistant.agent.front.local import LocalFirst
 from assistant.agent.person import Person
-from assistant.agent.turns import Turns
 from assistant.llm.types import Attachment
 
 Press = Callable[[Person, str], Awaitable[Reply]]

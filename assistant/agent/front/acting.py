@@ -7,10 +7,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 
-from assistant.agent.approver import ApprovalRequest, Approver
-from assistant.agent.buttons import Button, Reply, task_buttons
+from assistant.agent.approving.approver import ApprovalRequest, Approver
+from assistant.agent.front.buttons import Button, Reply, task_buttons
+from assistant.agent.front.phrases import language_of, say
 from assistant.agent.person import Person
-from assistant.agent.phrases import language_of, say
 from assistant.clock import Clock
 from assistant.llm.types import ToolCall
 from assistant.tasks import Task

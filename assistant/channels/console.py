@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, Thinking, ToolStarted
-from assistant.agent.approver import Pending
-from assistant.agent.buttons import Button, Reply, notice_buttons
+from assistant.agent.approving.approver import Pending
 from assistant.agent.channel import Assistant
+from assistant.agent.front.buttons import Button, Reply, notice_buttons
 from assistant.errors import StorageError
 from assistant.memory import export
 from assistant.scheduler import Notice

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from telegram import Bot, InlineKeyboardMarkup, LinkPreviewOptions, MessageEntity
 from telegram.error import BadRequest
 
-from assistant.telegram.entities import Rendered
-from assistant.telegram.pieces import pieces
+from assistant.channels.telegram.entities import Rendered
+from assistant.channels.telegram.pieces import pieces
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ ON_THE_LOOP = 8_000  # characters rendered on the event loop (about 40 ms at mos
 def markdown_pieces(markdown: str) -> list[Rendered]:
     """Markdown as the messages that show it, at least one."""
     # markdown-it is imported with the first answer, not at start-up (about 40 ms).
-    from assistant.telegram.render import render
+    from assistant.channels.telegram.render import render
 
     return pieces(render(markdown)) or [Rendered(EMPTY)]
 

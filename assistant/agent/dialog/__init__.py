@@ -1,0 +1,1 @@
+"""The dialog loop: history within a budget, the model, tools in a bounded loop, the answer."""

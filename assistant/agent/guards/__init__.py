@@ -1,0 +1,1 @@
+"""The guards of a turn: claimed actions, destructive calls, leaks, untrusted content."""
