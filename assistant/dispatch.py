@@ -69,7 +69,8 @@ async def _run(setup: app.Setup) -> None:
 async def _chat(setup: app.Setup) -> None:
     from assistant.app import serve
     from assistant.app.joining import running_service
-    from assistant.channels.console import Console, CurrentStdout, WholeLines, stdin_lines
+    from assistant.channels.console import Console, CurrentStdout, WholeLines
+    from assistant.channels.stdin import stdin_lines
 
     folder = setup.database_path().parent
     tty = sys.stdin.isatty() and sys.stdout.isatty()
@@ -98,7 +99,8 @@ async def _chat(setup: app.Setup) -> None:
 async def _join(socket: Path, folder: Path, tty: bool) -> None:
     """Talk to the running service instead of opening the database beside it."""
     from assistant.app import joining
-    from assistant.channels.console import CurrentStdout, Style, WholeLines, stdin_lines
+    from assistant.channels.console import CurrentStdout, Style, WholeLines
+    from assistant.channels.stdin import stdin_lines
 
     stdout = CurrentStdout()
     if not tty:

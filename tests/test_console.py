@@ -17,7 +17,8 @@ from tasks_fixtures import until
 from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.app.serve import chat
-from assistant.channels.console import Console, Style, stdin_lines
+from assistant.channels.console import Console, Style
+from assistant.channels.stdin import stdin_lines
 from assistant.config import parse_config
 
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import stat
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import Protocol
 
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, Thinking, ToolStarted
 from assistant.agent.approving.approver import Pending
@@ -35,7 +34,6 @@ GREETING = (
 AGAIN = "(Ctrl-C again within 2 s leaves)"
 WORKING = "…"
 ERASE_LINE_ABOVE = "\x1b[1A\x1b[2K"  # the cursor up a line, and that line cleared
-LINE_LIMIT = 1 << 20  # a longer line is taken in pieces
 TWICE_SECONDS = 2.0
 STILL_ASKING = "(the approval above still waits: y or n)"
 _YES = frozenset({"y", "yes", "д", "да", "ok", "approve"})
@@ -368,42 +366,3 @@ class Console:
     def _print(self, text: str) -> None:
         self._out.write(text if text.endswith(" ") else text + "\n")
         self._out.flush()
-
-
-async def stdin_lines(stream: BinaryIO | None = None) -> AsyncIterator[str]:
-    """Lines of standard input (a pipe or a file) as they come, without a thread that could
-    hold the stream at exit; bytes that are not UTF-8 become U+FFFD instead of ending the chat."""
-    source = stream if stream is not None else sys.stdin.buffer
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    if not _streams(source):  # a file, /dev/null, a buffer: it has an end, read it whole
-        data = await asyncio.to_thread(source.read)
-        for raw in data.splitlines(keepends=True):
-            yield raw.decode("utf-8", "replace")
-        return
-    transport, _ = await asyncio.get_running_loop().connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), source
-    )
-    try:
-        while raw := await _line(reader):
-            yield raw.decode("utf-8", "replace")
-    finally:
-        transport.close()
-
-
-def _streams(source: BinaryIO) -> bool:
-    """Whether ``source`` is a pipe or a socket, which the event loop can wait on."""
-    try:
-        mode = os.fstat(source.fileno()).st_mode
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
-async def _line(reader: asyncio.StreamReader) -> bytes:
-    """One line, or a piece of a line longer than the limit (never an error)."""
-    try:
-        return await reader.readuntil(b"\n")
-    except asyncio.IncompleteReadError as end:
-        return end.partial
-    except asyncio.LimitOverrunError as long:
-        return await reader.readexactly(long.consumed)
