@@ -74,3 +74,43 @@ async def test_resume_works_like_pause(tmp_path):
         await runtime.decide(channel.shown[-1].token, USER, True)
         resumed = (await runtime.tasks.list_tasks(USER))[0].status
     assert paused == "paused" and "возобновить" in asked.text and resumed == "active"
+
+
+@pytest.mark.parametrize("answer", ["2", "the second one", "вторую", "#2"])
+async def test_which_of_several_is_answered_by_its_place(tmp_path, answer):
+    async with running(tmp_path) as (runtime, channel, person):
+        await runtime.answer(person, "remind me every day at 18:00 to call mom")
+        await runtime.answer(person, "remind me every day at 19:00 to call mom back")
+        asked = await runtime.answer(person, "cancel the reminder to call mom")
+        picked = await runtime.answer(person, answer)
+        (pending,) = channel.shown
+    assert asked.text.splitlines()[1].startswith("1. ") and "2. " in asked.text
+    assert "call mom back" in pending.text and "19:00" in pending.text
+    assert "call mom back" in picked.text
+
+
+async def test_which_note_is_pressed_by_its_number(tmp_path):
+    async with running(tmp_path) as (runtime, channel, person):
+        await runtime.answer(person, "/note the wifi password is hunter2")
+        await runtime.answer(person, "/note the wifi router is in the attic")
+        asked = await runtime.answer(person, "forget the wifi note")
+        await runtime.answer(person, "what time is it?")  # not an answer: the question stays
+        second = asked.buttons[0][1]
+        picked = await runtime.press(person, second.data)
+        stale = await runtime.press(person, second.data)
+        await runtime.decide(channel.shown[-1].token, USER, True)
+        left = await notes_of(runtime)
+    assert "attic" in picked.text or "hunter2" in picked.text
+    assert "expired" in stale.text
+    assert len(left) == 1
+
+
+@pytest.mark.parametrize(("word", "approved"), [("yes", True), ("да", True), ("нет", False)])
+async def test_a_typed_yes_or_no_answers_the_one_open_approval(tmp_path, word, approved):
+    async with running(tmp_path) as (runtime, channel, person):
+        await runtime.answer(person, "/note milk")
+        await runtime.answer(person, "delete note 1")
+        said = await runtime.answer(person, word)
+        left = await notes_of(runtime)
+    assert (left == []) is approved
+    assert said.text.startswith("Approved and done" if approved else "Declined")

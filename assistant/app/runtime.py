@@ -301,7 +301,7 @@ async def _build(
         local = LocalFirst(
             acting, services, conversations, clock, questions=questions, no_model=no_model
         )
-        answers = Answers(questions, local, services, clock)
+        answers = Answers(questions, local, services, clock, desk)
     return Runtime(
         setup=setup,
         db=db,

@@ -21,6 +21,7 @@ from typing import Protocol
 from assistant.agent import AgentEvent, Answer, Person, TextSoFar, Thinking, ToolStarted
 from assistant.agent.approving.approver import Pending
 from assistant.agent.channel import Assistant
+from assistant.agent.front.answers import yes_or_no
 from assistant.agent.front.buttons import Button, Reply, notice_buttons
 from assistant.errors import StorageError
 from assistant.memory import export
@@ -36,14 +37,6 @@ WORKING = "…"
 ERASE_LINE_ABOVE = "\x1b[1A\x1b[2K"  # the cursor up a line, and that line cleared
 TWICE_SECONDS = 2.0
 STILL_ASKING = "(the approval above still waits: y or n)"
-_YES = frozenset({"y", "yes", "д", "да", "ok", "approve"})
-_NO = frozenset({"n", "no", "н", "нет", "deny", "cancel"})
-
-
-def yes_or_no(text: str) -> bool | None:
-    """True for a yes, False for a no, None for anything else: a new message, not a "no"."""
-    word = text.strip().strip(".!").casefold()
-    return True if word in _YES else False if word in _NO else None
 
 
 class Output(Protocol):

@@ -99,6 +99,16 @@ class ApprovalBook:
             )
         return [_approval(row) for row in rows]
 
+    async def open_in(self, chat_id: int, user_id: int, now: datetime) -> list[StoredApproval]:
+        """The person's approvals still open in a chat, oldest first."""
+        async with self._db.read() as session:
+            rows = await session.fetchall(
+                "SELECT * FROM approvals WHERE status = 'pending' AND chat_id = ? AND user_id = ?"
+                " AND expires_at > ? ORDER BY created_at",
+                (chat_id, user_id, now.isoformat()),
+            )
+        return [_approval(row) for row in rows]
+
     async def next_deadline(self) -> datetime | None:
         """When the earliest pending approval expires."""
         async with self._db.read() as session:

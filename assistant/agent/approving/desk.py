@@ -122,6 +122,10 @@ class ApprovalDesk:
         self._added.set()
         return True
 
+    async def open_in(self, chat_id: int, user_id: int) -> list[str]:
+        """The tokens of the person's approvals still open in a chat."""
+        return [a.token for a in await self._book.open_in(chat_id, user_id, self._clock.now())]
+
     async def answer(self, token: str, user_id: int, approve: bool) -> str:
         """Take the owner's answer; returns what to tell the one who gave it."""
         stored = await self._book.get(token)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.agent.approving.desk import ApprovalDesk
 from assistant.agent.front.buttons import Reply
 from assistant.agent.front.local import LocalFirst, plain
 from assistant.agent.person import Person
@@ -20,6 +21,16 @@ from assistant.schedules.parse import read_schedule
 from assistant.tools.services import Services
 
 _AT = {"en": "at", "ru": "в"}  # "tomorrow" and "3" make "tomorrow at 3"
+_YES = frozenset({"y", "yes", "д", "да", "ok", "approve"})
+_NO = frozenset({"n", "no", "н", "нет", "deny", "cancel"})
+
+
+def yes_or_no(text: str) -> bool | None:
+    """True for a yes, False for a no, None for anything else: a new message, not a "no"."""
+    word = text.strip().strip(".!").casefold()
+    return True if word in _YES else False if word in _NO else None
+
+
 SHORT = 4  # words: an answer to "at what time?" is a few words, not a request
 _LEAD = re.compile(r"^\s*(?:to|that|about|of|чтобы|что|про|о|об)\s+", re.IGNORECASE)
 
@@ -28,18 +39,28 @@ class Answers:
     """Reads a message as the answer to its chat's pending question, and finishes the request."""
 
     def __init__(
-        self, questions: Questions, local: LocalFirst, services: Services, clock: Clock
+        self,
+        questions: Questions,
+        local: LocalFirst,
+        services: Services,
+        clock: Clock,
+        approvals: ApprovalDesk | None = None,
     ) -> None:
         self._questions = questions
         self._local = local
         self._services = services
         self._clock = clock
+        self._approvals = approvals
 
     async def answer(self, person: Person, text: str) -> Reply | None:
         """The reply when ``text`` answers the chat's open question; None when it is a new
         message (the question then stays open)."""
         if text.lstrip().startswith("/"):
             return None
+        if (approve := yes_or_no(text)) is not None and (
+            said := await self._decide(person, approve)
+        ):
+            return said
         asked = await self._questions.pending(person.chat_id, person.user_id)
         if asked is None:
             return None
@@ -47,7 +68,24 @@ class Answers:
             return await self._time(person, asked, text)
         if asked.kind == "what_text":
             return await self._words(person, asked, text)
-        return None
+        return await self._pick(person, asked, text)
+
+    async def _decide(self, person: Person, approve: bool) -> Reply | None:
+        """A typed yes or no answers the one approval open in the chat, as its button would."""
+        if self._approvals is None:
+            return None
+        waiting = await self._approvals.open_in(person.chat_id, person.user_id)
+        if len(waiting) != 1:
+            return None  # none: a new message; several: their buttons say which
+        return Reply(await self._approvals.answer(waiting[0], person.user_id, approve))
+
+    async def _pick(self, person: Person, asked: Question, text: str) -> Reply | None:
+        """One of the listed tasks or notes: its number, its place in words, or its words."""
+        ids = asked.data["ids"].split(",")
+        chosen = pick(text, ids)
+        if chosen is None:
+            return None
+        return await self._local.chosen(person, asked, chosen)
 
     async def _time(self, person: Person, asked: Question, text: str) -> Reply | None:
         """A time (or a day and a time) that completes the days the request named."""
@@ -77,3 +115,27 @@ class Answers:
 
     def _read(self, when: str, person: Person) -> None:
         read_schedule(when, person.timezone, self._clock.now(), self._services.min_interval)
+
+
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "last": -1,
+    "перв": 1, "втор": 2, "трет": 3, "четв": 4, "пят": 5, "шест": 6, "седьм": 7, "восьм": 8,
+    "девят": 9, "десят": 10, "последн": -1,
+}  # fmt: skip
+
+
+def pick(text: str, ids: list[str]) -> str | None:
+    """Which of ``ids`` an answer names: "2", "#2", "the second one", "вторую", or an id."""
+    words: list[str] = re.findall(r"[^\W_]+", text.casefold())
+    if len(words) > SHORT or not words:
+        return None
+    for word in words:
+        if word in ids:
+            return word
+        if word.isdecimal() and 0 < int(word) <= len(ids):
+            return ids[int(word) - 1]
+        for stem, place in ORDINALS.items():
+            if word.startswith(stem) and place <= len(ids):
+                return ids[place - 1] if place > 0 else ids[-1]
+    return None

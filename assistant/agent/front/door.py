@@ -36,7 +36,9 @@ class FrontDoor:
         self._local = local
         self._answers = answers
         self._buttons: Mapping[str, Press] = (
-            {"local": local.press, "note": local.press_note} if local else {}
+            {"local": local.press, "note": local.press_note, "pick": local.press_pick}
+            if local
+            else {}
         )
 
     async def answer(

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.agent.front.acting import Acting
-from assistant.agent.front.buttons import Button, Reply, note_buttons, task_buttons
+from assistant.agent.front.buttons import Button, Reply
 from assistant.agent.front.phrases import day, language_of, offset, say
 from assistant.agent.person import Person
 from assistant.clock import Clock
@@ -27,10 +27,12 @@ from assistant.intents import Match, zone_of
 from assistant.intents.understanding import missing_time, understand
 from assistant.llm.types import AssistantMessage, Message, UserMessage
 from assistant.memory.conversation import Conversations
+from assistant.memory.notes import Note
 from assistant.memory.questions import Question, Questions
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
+from assistant.tasks import Task
 from assistant.tools.builtin.tasks import task_line
 from assistant.tools.services import Services
 
@@ -42,6 +44,7 @@ _STATES = {  # the tasks each change can name
     "cancel_task": ("active", "paused"), "pause_task": ("active",), "resume_task": ("paused",),
 }  # fmt: skip
 NOTES_LOOKED_AT = 500
+PICK_AT_MOST = 9  # listed to pick from, each with its number
 _FILLER = frozenset(
     {"the", "my", "a", "to", "about", "for", "of", "reminder", "task", "о", "об", "про", "мое",
      "моё", "мою", "напоминание", "задачу", "чтобы"}
@@ -180,9 +183,11 @@ class LocalFirst:
         if not matching:
             return Reply(say(language, "no_task", item=item))
         if len(matching) > 1:
-            text = say(language, "several", item=item)
-            return Reply(text, tuple(task_buttons(t) for t in matching[:10]))
-        task = matching[0]
+            lines = [task_line(t, person.timezone) for t in matching[:PICK_AT_MOST]]
+            return await self._which(person, intent, [t.id for t in matching], lines, language)
+        return await self._confirm_task(person, intent, matching[0], language)
+
+    async def _confirm_task(self, person: Person, intent: str, task: Task, language: str) -> Reply:
         action = f"{say(language, intent)} {task_line(task, person.timezone)}"
         return await self._acting.confirm(person, intent, {"task_id": task.id}, action, language)
 
@@ -196,16 +201,56 @@ class LocalFirst:
             matching = [n for n in mine if n.id == int(number.lstrip("#№"))]
         else:
             matching = [n for n in mine if _names(slots["item"], n.content)]
-        said = number or slots.get("item", "")
         if not matching:
-            return Reply(say(language, "no_note", item=said))
+            return Reply(say(language, "no_note", item=number or slots.get("item", "")))
         if len(matching) > 1:
-            return Reply(say(language, "several_notes", item=said), note_buttons(matching))
-        note = matching[0]
+            lines = [f"{n.id}: “{_cut(n.content)}”" for n in matching[:PICK_AT_MOST]]
+            ids = [str(n.id) for n in matching]
+            return await self._which(person, "delete_note", ids, lines, language)
+        return await self._confirm_note(person, matching[0], language)
+
+    async def _confirm_note(self, person: Person, note: Note, language: str) -> Reply:
         action = f"{say(language, 'delete_note')} {note.id}: “{_cut(note.content)}”"
         return await self._acting.confirm(
             person, "delete_note", {"note_id": note.id}, action, language
         )
+
+    async def _which(
+        self, person: Person, intent: str, ids: list[str], lines: list[str], language: str
+    ) -> Reply:
+        """Several match: a numbered list, a button each, and the question which one."""
+        ids = ids[:PICK_AT_MOST]
+        data = {"intent": intent, "ids": ",".join(ids)}
+        asked = await self._ask_back(person, Question(person.user_id, "which_task", language, data))
+        listed = "\n".join(f"{n}. {line}" for n, line in enumerate(lines, 1))
+        buttons = tuple(Button(str(n), f"pick:{asked.key}:{i}") for n, i in enumerate(ids, 1))
+        return Reply(f"{say(language, 'which_one')}\n{listed}", (buttons,))
+
+    async def chosen(self, person: Person, asked: Question, chosen: str) -> Reply:
+        """The task or note the person picked from a list: confirmed as if named alone."""
+        if not await self._questions.drop(person.chat_id, asked.key):
+            return Reply(say(asked.language, "expired"))
+        intent, language = asked.data["intent"], asked.language
+        if intent == "delete_note":
+            notes = self._services.notes
+            mine = await notes.list_notes(person.user_id, NOTES_LOOKED_AT) if notes else []
+            found = [n for n in mine if str(n.id) == chosen]
+            if not found:
+                return Reply(say(language, "no_note", item=chosen))
+            return await self._confirm_note(person, found[0], language)
+        tasks = self._services.tasks
+        task = await tasks.get(person.user_id, chosen) if tasks else None
+        if task is None:
+            return Reply(say(language, "no_task", item=chosen))
+        return await self._confirm_task(person, intent, task, language)
+
+    async def press_pick(self, person: Person, data: str) -> Reply:
+        """A numbered button under "which one?"."""
+        _, key, chosen = [*data.split(":", 2), "", ""][:3]
+        asked = await self._questions.pending(person.chat_id, person.user_id)
+        if asked is None or asked.key != key or asked.kind != "which_task":
+            return Reply(say(asked.language if asked else "en", "expired"))
+        return await self.chosen(person, asked, chosen)
 
     async def press_note(self, person: Person, data: str) -> Reply:
         """A note's 🗑 button: the note is deleted through the tool, audited."""
