@@ -107,7 +107,7 @@ async def test_which_note_is_pressed_by_its_number(tmp_path):
 
 @pytest.mark.parametrize(("word", "approved"), [("yes", True), ("да", True), ("нет", False)])
 async def test_a_typed_yes_or_no_answers_the_one_open_approval(tmp_path, word, approved):
-    async with running(tmp_path) as (runtime, channel, person):
+    async with running(tmp_path) as (runtime, _, person):
         await runtime.answer(person, "/note milk")
         await runtime.answer(person, "delete note 1")
         said = await runtime.answer(person, word)
