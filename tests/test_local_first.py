@@ -386,6 +386,8 @@ async def test_a_destructive_call_on_a_message_naming_nothing_waits_for_a_button
             assert len(await runtime.services.notes.list_notes(USER, 5)) == 1
             [shown] = channel.shown
             assert "names no note" in shown.text
+            assert "delete note 1: “the door code is 1234”" in shown.text  # the human line
+            assert '"note_id"' not in shown.text
             await runtime.answer(person, "please delete note 1")  # now understood locally
             confirm = channel.shown[-1]
             await runtime.decide(confirm.token, USER, True)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from assistant.agent.approving.approver import ApprovalRequest, Approver, DenyAll
+from assistant.agent.approving.human import human_line
 from assistant.agent.dialog.citations import cite
 from assistant.agent.dialog.events import (
     Answer,
@@ -326,6 +327,7 @@ class Agent:
 
     async def _request_approval(self, turn: Turn, valid: ValidCall, reason: str) -> bool:
         person = turn.given.person
+        human = await human_line(turn.given.context, valid.tool.name, valid.json_arguments)
         request = ApprovalRequest(
             person.user_id,
             person.chat_id,
@@ -335,6 +337,7 @@ class Agent:
             valid.tool.name,
             valid.json_arguments,
             reason,
+            f"{human}\n({reason})" if human else "",
         )
         try:
             async with asyncio.timeout(self._settings.approval_timeout):
