@@ -16,7 +16,6 @@ from understood_set import LABELLED
 
 from assistant.agent import Person
 from assistant.agent.approving.approver import Pending
-from assistant.agent.front.buttons import Reply
 from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.clock import FakeClock
@@ -115,7 +114,7 @@ async def test_a_reminder_is_made_locally_with_its_words_and_time(tmp_path, text
         return
     assert [t.description for t in tasks] == [what]
     assert when in reply.text, reply.text
-    assert isinstance(reply, Reply) and reply.buttons  # the usual buttons: cancel is one press
+    assert not reply.streamed and reply.buttons  # the usual buttons: cancel is one press
     assert reply.buttons[0][0].data == f"task:cancel:{tasks[0].id}"
     [(tool, call_id, outcome)] = rows
     assert tool in ("add_reminder", "add_recurring_task") and outcome == "ok"

@@ -30,3 +30,14 @@ def test_the_check_finds_what_it_looks_for():
         "made = _ID.match(result.content)",
     ]
     assert all(any(p.search(line) for p in READING_ENGLISH) for line in lines)
+
+
+def test_channels_render_one_response_and_never_sort_it_by_type():
+    sorting = re.compile(r"isinstance\([^)]*,\s*(?:Reply|Answer)\b")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted([*(ROOT / "channels").rglob("*.py"), ROOT / "app" / "terminals.py"])
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if sorting.search(line)
+    ]
+    assert found == []

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from assistant.agent.dialog.events import Answer, EventSink
-from assistant.agent.front.buttons import Reply
+from assistant.agent.dialog.events import EventSink
+from assistant.agent.front.response import Response
 from assistant.agent.person import Person
 from assistant.llm.types import Attachment
 
@@ -25,11 +25,11 @@ class Assistant(Protocol):
         sink: EventSink | None = None,
         *,
         attachments: Sequence[Attachment] = (),
-    ) -> Reply | Answer:
-        """A command's reply or the agent's answer (to the words and what came with them)."""
+    ) -> Response:
+        """One response to the words and what came with them, whoever answered."""
         ...
 
-    async def press(self, person: Person, data: str) -> Reply:
+    async def press(self, person: Person, data: str) -> Response:
         """What a button does."""
         ...
 

@@ -14,15 +14,15 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-from assistant.agent import Agent, Answer, EventSink, Person, Prompts, Turns
+from assistant.agent import Agent, EventSink, Person, Prompts, Turns
 from assistant.agent.approving.desk import ApprovalDesk
 from assistant.agent.dialog.scheduled import AgentTaskExecutor
 from assistant.agent.front.acting import Acting
 from assistant.agent.front.answers import Answers
-from assistant.agent.front.buttons import Reply
 from assistant.agent.front.commands import Commands
 from assistant.agent.front.door import FrontDoor
 from assistant.agent.front.local import LocalFirst
+from assistant.agent.front.response import Response
 from assistant.app import (
     Setup,
     agent_settings,
@@ -147,7 +147,7 @@ class Runtime:
         zone = profile.timezone or self.setup.config.assistant.timezone
         return Person(user_id, chat_id, zone, name or profile.name)
 
-    async def press(self, person: Person, data: str) -> Reply:
+    async def press(self, person: Person, data: str) -> Response:
         """What a button does."""
         return await self.door.press(person, data)
 
@@ -173,10 +173,10 @@ class Runtime:
         sink: EventSink | None = None,
         *,
         attachments: Sequence[Attachment] = (),
-    ) -> Reply | Answer:
+    ) -> Response:
         """A slash command's reply, or the agent's answer to plain words (and attachments)."""
         if bad := unencodable(text):
-            return Reply(unreadable(bad))
+            return Response(unreadable(bad), ending="invalid")
         welcome = await self._welcome_back(person.user_id)
         result = await self.door.answer(person, text, sink, attachments=attachments)
         return replace(result, text=f"{welcome}\n\n{result.text}") if welcome else result

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from assistant.agent import Answer, Pending, Person
+from assistant.agent import Pending, Person
 from assistant.agent.dialog.events import EventSink
-from assistant.agent.front.buttons import Reply
 from assistant.agent.front.chats import ChatQueues
+from assistant.agent.front.response import Response
 from assistant.app.runtime import Runtime
 from assistant.channels.console import Console, Printer, Style
 from assistant.llm.types import Attachment
@@ -157,11 +157,11 @@ class Queued:
         sink: EventSink | None = None,
         *,
         attachments: Sequence[Attachment] = (),
-    ) -> Reply | Answer:
+    ) -> Response:
         """A command at once (``/stop`` must not wait); words in the chat's queue."""
         if text.startswith("/"):
             return await self._here(self.runtime.answer(person, text, sink))
-        done: asyncio.Future[Reply | Answer] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
 
         async def job() -> None:
             try:
@@ -170,10 +170,10 @@ class Queued:
                 done.set_exception(exc)
 
         if not self.queues.submit(person.chat_id, job):
-            return Reply(BUSY)
+            return Response(BUSY)
         return await done
 
-    async def press(self, person: Person, data: str) -> Reply:
+    async def press(self, person: Person, data: str) -> Response:
         """What a button does."""
         return await self._here(self.runtime.press(person, data))
 
@@ -271,13 +271,11 @@ class Door:
         person = await self.runtime.person(self.user_id, self.user_id, "")
         printer = Printer(Wire(writer))
         result = await Queued(self.runtime, self.queues).answer(person, text, printer.show)
-        if isinstance(result, Answer):
+        if result.streamed:
             printer.finish(result)
-            ending = result.ending
         else:
             Wire(writer).write(result.text + "\n")
-            ending = "answered"
-        writer.write(encode({"end": ending}))
+        writer.write(encode({"end": result.ending}))
         await writer.drain()
 
 

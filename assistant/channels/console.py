@@ -22,7 +22,8 @@ from assistant.agent import AgentEvent, Answer, Person, TextSoFar, Thinking, Too
 from assistant.agent.approving.approver import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.front.answers import yes_or_no
-from assistant.agent.front.buttons import Button, Reply, notice_buttons
+from assistant.agent.front.buttons import Button, notice_buttons
+from assistant.agent.front.response import Response
 from assistant.errors import StorageError
 from assistant.memory import export
 from assistant.scheduler import Notice
@@ -156,7 +157,7 @@ class Printer:
         self._write(event.text[len(self._shown) :])
         self._shown = event.text
 
-    def finish(self, answer: Answer) -> None:
+    def finish(self, answer: Answer | Response) -> None:
         """Print what was not streamed: the whole answer, or its sources and notices."""
         if self._working:
             self._write(ERASE_LINE_ABOVE)
@@ -326,7 +327,7 @@ class Console:
             return
         printer = Printer(self._out, self._style)
         result = await assistant.answer(person, text, printer.show)
-        if isinstance(result, Answer):
+        if result.streamed:
             printer.finish(result)
         elif result.files:
             self._print(result.text + "\n" + await self._save(result.files))
@@ -344,7 +345,7 @@ class Console:
             return f"could not save the files in {folder}: {exc.strerror or 'an error'}"
         return "\n".join(f"  saved {path}" for path in written)
 
-    def _show(self, reply: Reply) -> None:
+    def _show(self, reply: Response) -> None:
         self._print(reply.text + self._hints(reply.buttons))
 
     def _hints(self, rows: Sequence[Sequence[Button]]) -> str:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from assistant.agent.dialog.events import Answer, EventSink
+from assistant.agent.dialog.events import EventSink
 from assistant.agent.dialog.turns import Turns
 from assistant.agent.front.answers import Answers
 from assistant.agent.front.buttons import Reply
 from assistant.agent.front.commands import Commands
 from assistant.agent.front.local import LocalFirst
+from assistant.agent.front.response import Response
 from assistant.agent.person import Person
 from assistant.llm.types import Attachment
 
@@ -48,20 +49,23 @@ class FrontDoor:
         sink: EventSink | None = None,
         *,
         attachments: Sequence[Attachment] = (),
-    ) -> Reply | Answer:
+    ) -> Response:
         """A command's reply, an answer's, the local step's, or the model's turn."""
         reply = await self._commands.handle(person, text)
         if reply is None and not attachments and self._answers is not None:
             reply = await self._answers.answer(person, text)
         if reply is None and not attachments and self._local is not None:
             reply = await self._local.answer(person, text)
-        return reply or await self._turns.reply(person, text, sink, attachments=attachments)
+        if reply is not None:
+            return Response.of(reply)
+        return Response.of(await self._turns.reply(person, text, sink, attachments=attachments))
 
     async def without_model(self, person: Person, text: str) -> Reply | None:
         """What the door answers with no model turn: a command, an answer, a request read
         whole; None when only the model could answer."""
         if text.startswith("/press "):
-            return await self.press(person, text.removeprefix("/press ").strip())
+            pressed = await self.press(person, text.removeprefix("/press ").strip())
+            return Reply(pressed.text, pressed.buttons)
         reply = await self._commands.handle(person, text)
         if reply is None and self._answers is not None:
             reply = await self._answers.answer(person, text)
@@ -69,7 +73,7 @@ class FrontDoor:
             reply = await self._local.understood(person, text)
         return reply
 
-    async def press(self, person: Person, data: str) -> Reply:
+    async def press(self, person: Person, data: str) -> Response:
         """What a button does: the handler its prefix names, else the commands'."""
         prefix = data.partition(":")[0]
-        return await self._buttons.get(prefix, self._commands.press)(person, data)
+        return Response.of(await self._buttons.get(prefix, self._commands.press)(person, data))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from assistant.agent import AgentEvent, Answer, TextSoFar, ToolStarted
-from assistant.agent.front.buttons import Reply
+from assistant.agent import AgentEvent, TextSoFar, ToolStarted
+from assistant.agent.front.response import Response
 from assistant.channels.telegram.sender import Sender
 from assistant.channels.telegram.sending import edit_piece, rendered, send_all, send_piece
 
@@ -42,21 +42,18 @@ class Draft:
             await edit_piece(bot, self._chat_id, self._message_id, piece)
         self._edited = time.monotonic()
 
-    async def finish(self, result: Reply | Answer) -> None:
+    async def finish(self, result: Response) -> None:
         """The final answer: the draft becomes its first piece, the rest follow."""
-        buttons = result.buttons if isinstance(result, Reply) else ()
-        if self._message_id is None or buttons:
-            await self._channel.send(self._chat_id, result.text, buttons)
+        if self._message_id is None or result.buttons:
+            await self._channel.send(self._chat_id, result.text, result.buttons)
         else:
             await self._replace(result.text)
-        if isinstance(result, Reply):
-            for name, content in result.files:
-                await self._channel.api.send_document(self._chat_id, content, filename=name)
-        if isinstance(result, Answer):
-            for attachment in result.attachments:
-                await self._channel.api.send_photo(
-                    self._chat_id, attachment.data, caption=attachment.caption[:1000]
-                )
+        for name, content in result.files:
+            await self._channel.api.send_document(self._chat_id, content, filename=name)
+        for attachment in result.images:
+            await self._channel.api.send_photo(
+                self._chat_id, attachment.data, caption=attachment.caption[:1000]
+            )
 
     async def _replace(self, markdown: str) -> None:
         assert self._message_id is not None

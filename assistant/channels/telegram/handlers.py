@@ -12,8 +12,8 @@ from telegram.ext import ContextTypes
 from assistant.agent import Person
 from assistant.agent.channel import Assistant
 from assistant.agent.dialog import documents
-from assistant.agent.front.buttons import Reply
 from assistant.agent.front.chats import ChatQueues
+from assistant.agent.front.response import Response
 from assistant.channels.telegram import pictures
 from assistant.channels.telegram.draft import Draft
 from assistant.channels.telegram.durations import seconds
@@ -181,7 +181,7 @@ class Handlers:
                 await self._assistant.person(user.id, chat_id), data
             )
         except StorageError as exc:
-            reply = Reply(str(exc))
+            reply = Response(str(exc))
         await query.answer(reply.text[:190])
         await self._channel.send(chat_id, reply.text, reply.buttons)
 
