@@ -36,6 +36,7 @@ KEY = {
     "remind_what": "when",
     "alarm": "when",
     "delete_note": "item",
+    "set_zone": "place",
 }
 ADVERSARIAL = [
     "remind me " + "to " * 96,

@@ -299,7 +299,13 @@ async def _build(
         no_model = model.reason if isinstance(model, UnconfiguredModel) else ""
         questions = Questions(db, clock)
         local = LocalFirst(
-            acting, services, conversations, clock, questions=questions, no_model=no_model
+            acting,
+            services,
+            conversations,
+            clock,
+            questions=questions,
+            people=people,
+            no_model=no_model,
         )
         answers = Answers(questions, local, services, clock, desk)
     return Runtime(

@@ -17,7 +17,7 @@ from assistant.intents.templates import Ending, Graph
 
 INTENTS = frozenset(
     {"remind", "remind_what", "alarm", "note", "list_tasks", "list_notes", "time_here",
-     "time_in", "cancel_task", "pause_task", "resume_task", "delete_note"}
+     "time_in", "cancel_task", "pause_task", "resume_task", "delete_note", "set_zone"}
 )  # fmt: skip
 
 

@@ -18,7 +18,7 @@ from assistant.schedules.words import may_be_schedule
 Reading = Literal["once", "recurring", "no time", "no"]
 ACTS = frozenset(
     {"remind", "remind_what", "alarm", "note", "cancel_task", "pause_task", "resume_task",
-     "delete_note"}
+     "delete_note", "set_zone"}
 )  # fmt: skip  # they change something
 _POLITE = re.compile(
     r"(?:hey,? |please,? )?(?:can|could|would|will) you\b"
@@ -39,6 +39,8 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     found = matcher().match(text, checks)
     if found is None or (found.intent in ACTS and _questioned(text)):
         return None
+    if found.intent == "set_zone" and zone_of(found.slots["place"]) is None:
+        return None  # "I'm in Trouble" names no place: left to the model
     return found
 
 

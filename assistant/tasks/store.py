@@ -8,12 +8,14 @@ from __future__ import annotations
 import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from assistant.clock import Clock
 from assistant.db import Database, Row, Session
 from assistant.errors import TaskError, TaskNotFoundError
+from assistant.schedules.moving import moved
 from assistant.schedules.parsed import Parsed
-from assistant.schedules.schedule import Once, next_after
+from assistant.schedules.schedule import Once, next_after, to_json
 from assistant.tasks.rows import (
     NEW_COLUMNS,
     checked_description,
@@ -230,6 +232,29 @@ class TaskStore:
         allowed: tuple[TaskStatus, ...] = (*LIVE, "done") if revive else LIVE
         changes, values = edit_values(description, execution, parsed)
         return await self._move(user_id, task.id, allowed, changes, values, unleased=True)
+
+    async def rezone(self, user_id: int, before: str, after: str, now: datetime) -> int:
+        """Move the person's live tasks kept in ``before`` to ``after``, each at the same
+        wall-clock time; a task made in another zone keeps it. Returns how many moved."""
+        async with self._db.write() as session:
+            rows = await session.fetchall(
+                f"SELECT {COLUMNS} FROM scheduled_tasks WHERE user_id = ? AND timezone = ?"
+                " AND status IN ('active', 'paused') AND lease_owner IS NULL",
+                (user_id, before),
+            )
+            for row in rows:
+                task = Task.from_row(row)
+                schedule = moved(task.schedule, after)
+                run = schedule.at if isinstance(schedule, Once) else next_after(schedule, now)
+                await session.execute(
+                    "UPDATE scheduled_tasks SET timezone = ?, schedule_data = ?, next_run = ?,"
+                    " due_at = ? WHERE id = ?",
+                    (after, to_json(schedule), stamp(run or task.next_run),
+                     stamp(run or task.next_run), task.id),
+                )  # fmt: skip
+        if rows:
+            self._on_change()
+        return len(rows)
 
     async def _move(
         self,

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from assistant.agent.dialog.turns import Turns
 from assistant.agent.front.acting import Acting
 from assistant.agent.front.buttons import PAGE, Reply, note_buttons, task_buttons, task_list_buttons
 from assistant.agent.front.phrases import language_of
+from assistant.agent.front.zones import set_zone
 from assistant.agent.person import Person
 from assistant.clock import Clock, shorten
 from assistant.errors import ModelError, ScheduleError
@@ -236,9 +236,9 @@ class Commands:
     async def _tz(self, person: Person, rest: str) -> Reply:
         if not rest:
             return Reply(f"Your timezone is {person.timezone}. Change it: /tz Europe/Berlin")
-        zone = await self._people.set_timezone(person.user_id, rest)
-        local = self._clock.now().astimezone(ZoneInfo(zone))
-        return Reply(f"Timezone set to {zone}; it is {local:%H:%M} there now.")
+        tasks = self._services.tasks
+        language = language_of(rest)
+        return await set_zone(self._people, tasks, self._clock, person, rest, language=language)
 
     async def _clear(self, person: Person, rest: str) -> Reply:
         conversations = need(self._services.conversations, "conversation memory")

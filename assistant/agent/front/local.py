@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 from assistant.agent.front.acting import Acting
 from assistant.agent.front.buttons import Button, Reply
 from assistant.agent.front.phrases import day, language_of, offset, say
+from assistant.agent.front.zones import set_zone
 from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ScheduleError
@@ -28,6 +29,7 @@ from assistant.intents.understanding import missing_time, understand
 from assistant.llm.types import AssistantMessage, Message, UserMessage
 from assistant.memory.conversation import Conversations
 from assistant.memory.notes import Note
+from assistant.memory.people import People
 from assistant.memory.questions import Question, Questions
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
@@ -62,8 +64,10 @@ class LocalFirst:
         clock: Clock,
         *,
         questions: Questions,
+        people: People | None = None,
         no_model: str = "",
     ) -> None:
+        self._people = people
         self._acting = acting
         self._services = services
         self._conversations = conversations
@@ -126,14 +130,22 @@ class LocalFirst:
             return await self._change(person, found.intent, slots["item"], language)
         if found.intent == "delete_note":
             return await self._forget(person, slots, language)
-        if found.intent == "time_here":
-            return Reply(self._time(person.timezone, language))
-        if found.intent == "time_in":
-            return Reply(self._time_in(person.timezone, slots["place"], language))
+        if found.intent in ("time_here", "time_in", "set_zone"):
+            return await self._time_and_zone(person, found)
         tool, arguments = _LOOKS[found.intent], {}
         if found.intent == "note":
             arguments = {"content": plain(slots["what"])}
         return await self._acting.run(person, tool, arguments)
+
+    async def _time_and_zone(self, person: Person, found: Match) -> Reply:
+        """The time here or in a place, or the person's zone set by a place's name."""
+        language, place = found.language, found.slots.get("place", "")
+        if found.intent == "time_here":
+            return Reply(self._time(person.timezone, language))
+        if found.intent == "time_in" or self._people is None:
+            return Reply(self._time_in(person.timezone, place, language))
+        tasks = self._services.tasks
+        return await set_zone(self._people, tasks, self._clock, person, place, language=language)
 
     async def _reminder(self, person: Person, found: Match) -> Reply:
         """A reminder; one with no words asks for them, an alarm is called one."""

@@ -9,6 +9,8 @@ _SAID: dict[str, dict[str, str]] = {
         "which_time": "At what time should I remind you of “{what}” ({when})? Pick one, or say "
         "it with the time, e.g. “{example}”.",
         "what_text": "What should I remind you of ({when})? Say it in a few words.",
+        "zone_set": "Timezone set to {zone}; it is {clock} there now.",
+        "zone_moved": "Tasks moved to it, each at the same time of day: {count}.",
         "alarm": "⏰ alarm",
         "no_task": "None of your tasks matches “{item}”. /tasks lists them.",
         "several": "Several of your tasks match “{item}”; which one?",
@@ -36,6 +38,8 @@ _SAID: dict[str, dict[str, str]] = {
         "which_time": "Во сколько напомнить «{what}» ({when})? Выберите время или скажите его, "
         "например: «{example}».",
         "what_text": "О чём напомнить ({when})? Скажите в двух словах.",
+        "zone_set": "Часовой пояс: {zone}; там сейчас {clock}.",
+        "zone_moved": "Задачи перенесены в него, каждая в то же время суток: {count}.",
         "alarm": "⏰ будильник",
         "no_task": "Ни одна ваша задача не подходит под «{item}». /tasks покажет их все.",
         "several": "Под «{item}» подходят несколько задач; какую?",

@@ -1,0 +1,75 @@
+"""Time that follows the person: a zone set by a place's name in either language, and every
+task moved with it at the same wall-clock time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from test_local_first import USER, running
+
+from assistant.schedules.moving import moved
+from assistant.schedules.schedule import Cron, Interval, Once, next_after
+
+
+def local(moment: datetime, zone: str) -> str:
+    return f"{moment.astimezone(ZoneInfo(zone)):%a %H:%M}"
+
+
+@pytest.mark.parametrize(
+    ("said", "zone"),
+    [
+        ("/tz Moscow", "Europe/Moscow"),
+        ("/tz Europe/Moscow", "Europe/Moscow"),
+        ("my timezone is Berlin", "Europe/Berlin"),
+        ("set my time zone to Tokyo", "Asia/Tokyo"),
+        ("я в Москве", "Europe/Moscow"),
+        ("мой часовой пояс — Екатеринбург", "Asia/Yekaterinburg"),
+    ],
+)
+async def test_a_zone_is_set_by_a_place_in_either_language(tmp_path, said, zone):
+    async with running(tmp_path) as (runtime, _, person):
+        reply = await runtime.answer(person, said)
+        profile = await runtime.people.get(USER)
+    assert profile.timezone == zone and zone in reply.text
+
+
+async def test_changing_the_zone_keeps_each_tasks_wall_clock_time(tmp_path):
+    async with running(tmp_path) as (runtime, _, person):  # Europe/Berlin, Fri 27 Nov 09:00
+        await runtime.answer(person, "/every weekdays 8am stand-up")
+        await runtime.answer(person, "/remind tomorrow 9am call mom")
+        await runtime.answer(person, "/every 30m drink water")
+        before = {t.description: t for t in await runtime.tasks.list_tasks(USER)}
+        reply = await runtime.answer(person, "/tz Europe/Moscow")
+        after = {t.description: t for t in await runtime.tasks.list_tasks(USER)}
+        moved_person = await runtime.person(USER, USER)
+        listing = await runtime.answer(moved_person, "/tasks")
+    assert "3" in reply.text and "same time of day" in reply.text
+    assert local(after["stand-up"].next_run, "Europe/Moscow") == "Mon 08:00"
+    assert local(after["call mom"].next_run, "Europe/Moscow") == "Sat 09:00"
+    assert after["drink water"].next_run == before["drink water"].next_run  # elapsed time
+    assert all(t.timezone == "Europe/Moscow" for t in after.values())
+    assert "every weekday at 08:00; next Mon 30 Nov 2026 08:00 (Europe/Moscow)" in listing.text
+
+
+async def test_a_place_nobody_knows_changes_nothing(tmp_path):
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, "/every weekdays 8am stand-up")
+        before = await runtime.tasks.list_tasks(USER)
+        reply = await runtime.answer(person, "/tz Atlantis")
+        after = await runtime.tasks.list_tasks(USER)
+        profile = await runtime.people.get(USER)
+    assert "not a timezone I know" in reply.text
+    assert profile.timezone is None and before == after
+
+
+def test_a_moved_schedule_reads_the_same_on_the_new_wall_clock():
+    now = datetime(2026, 3, 27, 12, 0, tzinfo=UTC)  # Berlin changes to summer time on the 29th
+    cron = moved(Cron("0 8 * * 1-5", "UTC"), "Europe/Berlin")
+    assert local(next_after(cron, now), "Europe/Berlin") == "Mon 08:00"
+    once = moved(Once(datetime(2026, 3, 30, 9, 0, tzinfo=UTC), "UTC"), "Europe/Berlin")
+    assert local(once.at, "Europe/Berlin") == "Mon 09:00"  # across the change, still 9 on the wall
+    interval = Interval(1800, now, "UTC")
+    assert moved(interval, "Asia/Tokyo") == Interval(1800, now, "Asia/Tokyo")
+    assert moved(once, "Europe/Berlin") == once
