@@ -73,3 +73,48 @@ def test_a_moved_schedule_reads_the_same_on_the_new_wall_clock():
     interval = Interval(1800, now, "UTC")
     assert moved(interval, "Asia/Tokyo") == Interval(1800, now, "Asia/Tokyo")
     assert moved(once, "Europe/Berlin") == once
+
+
+async def test_the_terminal_takes_the_machines_zone_once_when_none_is_set(
+    tmp_path, clock, monkeypatch
+):
+    import tzlocal
+    from test_console import Terminal
+
+    from assistant.app import Setup
+    from assistant.app.serve import chat, console_user
+    from assistant.channels.console import Console
+    from assistant.config import parse_config
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(tzlocal, "get_localzone_name", lambda: "Asia/Tokyo")
+    unset = Setup(parse_config({"assistant": {"data_dir": str(tmp_path)}}), "test", tmp_path)
+    terminal = Terminal()
+    terminal.console = Console(terminal.out, user_id=console_user(unset))
+    terminal.type("what time is it?", "/quit")
+    await chat(unset, clock, terminal.console)
+    assert "(Asia/Tokyo)" in terminal.text()
+
+    chosen = {"assistant": {"data_dir": str(tmp_path / "b"), "timezone": "Europe/Berlin"}}
+    (tmp_path / "b").mkdir()
+    terminal = Terminal()
+    terminal.console = Console(terminal.out, user_id=0)
+    terminal.type("what time is it?", "/quit")
+    await chat(Setup(parse_config(chosen), "test", tmp_path), clock, terminal.console)
+    assert "(Europe/Berlin)" in terminal.text()  # the config said: the machine is not asked
+
+
+def test_status_shows_the_persons_zone(tmp_path, monkeypatch, capsys):
+    from assistant.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["status"]) == 0
+    assert "timezone: UTC (the config's; /tz sets yours)" in capsys.readouterr().out
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "data" / "assistant.db") as db:
+        db.execute(
+            "INSERT INTO people (user_id, timezone, updated_at) VALUES (0, 'Europe/Moscow', 'x')"
+        )
+    assert main(["status"]) == 0
+    assert "timezone: Europe/Moscow (yours)" in capsys.readouterr().out

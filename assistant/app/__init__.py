@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from assistant import __version__
 from assistant.agent import AgentSettings
 from assistant.app import datadir
-from assistant.clock import Clock
+from assistant.clock import Clock, SystemClock
 from assistant.config import Config
 from assistant.db import FILE_NAME, Database, open_database
 from assistant.errors import ConfigError, LLMError
@@ -23,7 +23,9 @@ from assistant.llm.modes import StoredModes
 from assistant.llm.provider import build_model
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
+from assistant.memory.handover import LOCAL
 from assistant.memory.notes import Notes
+from assistant.memory.people import People
 from assistant.net import AddressPolicy, GuardedClient, Limits
 from assistant.net.images import ImageClient
 from assistant.net.search import DuckDuckGo
@@ -244,6 +246,7 @@ async def status(setup: Setup) -> str:
     try:
         version = await conn.user_version()
         model = await _model_status(setup.config, conn)
+        zone = await _zone_status(setup, conn)
     finally:
         await conn.close()
     tools = await _tools_status(setup)
@@ -252,7 +255,7 @@ async def status(setup: Setup) -> str:
             f"assistant {__version__}",
             f"config:   {setup.source}",
             f"database: {path} (schema {version})",
-            f"timezone: {setup.config.assistant.timezone}",
+            f"timezone: {zone}",
             f"model:    {model}",
             *tools,
             "",
@@ -282,6 +285,16 @@ async def _tools_status(setup: Setup) -> list[str]:
             if c.state != "up"
         ]
     return lines
+
+
+async def _zone_status(setup: Setup, db: Database) -> str:
+    """The owner's zone when they set one, else the config's, said as such."""
+    allowed = setup.config.telegram.allowed_user_ids
+    owner = allowed[0] if allowed else LOCAL
+    mine = (await People(db, SystemClock()).get(owner)).timezone
+    if mine:
+        return f"{mine} (yours)"
+    return f"{setup.config.assistant.timezone} (the config's; /tz sets yours)"
 
 
 async def _model_status(config: Config, db: Database) -> str:

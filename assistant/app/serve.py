@@ -13,6 +13,8 @@ from contextlib import asynccontextmanager, suppress
 from datetime import datetime, timedelta
 from typing import TextIO
 
+import tzlocal
+
 from assistant.agent import Answer, Pending
 from assistant.agent.front.buttons import Reply
 from assistant.agent.front.chats import ChatQueues
@@ -23,7 +25,7 @@ from assistant.app.runtime import Runtime, UnconfiguredModel, compose, unreadabl
 from assistant.app.terminals import Door, Switchboard, socket_path
 from assistant.channels.console import Console, Printer
 from assistant.channels.telegram.bot import TelegramChannel, Webhook
-from assistant.clock import Clock
+from assistant.clock import Clock, zone_or_none
 from assistant.errors import ConfigError, LLMError, RunError
 from assistant.memory.handover import LOCAL
 from assistant.scheduler import Notice
@@ -64,6 +66,7 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
     owner = console_user(setup)
     channel = NoChannel()
     async with compose(setup, clock, channel, channel, owner=False, tools=True) as runtime:
+        await machine_zone(runtime, owner)
         person = await runtime.person(owner, owner, "")
         if reply := await runtime.door.without_model(person, text):
             out.write(reply.text + "\n" + ask_hints(reply))
@@ -122,7 +125,27 @@ async def services(runtime: Runtime) -> AsyncIterator[asyncio.TaskGroup]:
 async def chat(setup: Setup, clock: Clock, console: Console) -> None:
     """The terminal channel with the scheduler running beside it, until the input ends."""
     async with compose(setup, clock, console, console, tools=True) as runtime, services(runtime):
+        await machine_zone(runtime, console_user(setup))
         await console.run(runtime)
+
+
+async def machine_zone(runtime: Runtime, user_id: int) -> str | None:
+    """The person at this machine's terminal takes the machine's zone, once, when neither they
+    nor the config set one; returns it when it was taken."""
+    if "timezone" in runtime.setup.config.assistant.model_fields_set:
+        return None
+    if (await runtime.people.get(user_id)).timezone is not None:
+        return None
+    try:
+        zone = tzlocal.get_localzone_name()
+    except Exception:  # an unreadable machine zone leaves the config's
+        log.debug("the machine's zone could not be read", exc_info=True)
+        return None
+    if not zone or zone_or_none(zone) is None or zone in ("UTC", "Etc/UTC"):
+        return None
+    await runtime.people.set_timezone(user_id, zone)
+    log.info("the terminal's person takes this machine's zone, %s", zone)
+    return zone
 
 
 async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> None:
