@@ -63,6 +63,15 @@ class FakeTelegram:
             "from": {"id": user, "is_bot": False, "first_name": "Ada"},
         }})  # fmt: skip
 
+    def location(self, user: int, latitude: float, longitude: float) -> None:
+        """A user shares a location."""
+        self._push({"message": {
+            "message_id": next(self.ids), "date": 1_700_000_000,
+            "location": {"latitude": latitude, "longitude": longitude},
+            "chat": {"id": user, "type": "private", "first_name": "Ada"},
+            "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+        }})  # fmt: skip
+
     def voice(self, user: int, audio: bytes, seconds: int = 3, kind: str = "voice") -> str:
         """A user sends a voice note (or, with ``kind="audio"``, an audio file); its file id."""
         file_id = f"{kind}-{next(self.ids)}"

@@ -118,3 +118,26 @@ def test_status_shows_the_persons_zone(tmp_path, monkeypatch, capsys):
         )
     assert main(["status"]) == 0
     assert "timezone: Europe/Moscow (yours)" in capsys.readouterr().out
+
+
+async def test_in_telegram_start_offers_zones_and_a_location_sets_one(tmp_path, clock, monkeypatch):
+    import sqlite3
+
+    from test_telegram import ADA, buttons_of, eventually, served
+
+    async with served(tmp_path, clock, monkeypatch) as running:
+        telegram = running.telegram
+        telegram.message(ADA, "/start")
+        await eventually(lambda: any("Which time zone" in t for t in telegram.texts()))
+        hello = next(p for p in telegram.sent() if "Which time zone" in str(p["text"]))
+        assert "tz:Europe/Berlin" in buttons_of(hello)  # the config's zone first
+        telegram.press(ADA, "tz:Asia/Tokyo")
+        await eventually(lambda: any("Timezone set to Asia/Tokyo" in t for t in telegram.texts()))
+        telegram.location(ADA, 55.7558, 37.6173)  # Moscow
+        await eventually(lambda: any("Europe/Moscow" in t for t in telegram.texts()))
+
+    def zone() -> str:
+        with sqlite3.connect(tmp_path / "assistant.db") as db:
+            return db.execute("SELECT timezone FROM people WHERE user_id = ?", (ADA,)).fetchone()[0]
+
+    assert zone() == "Europe/Moscow"

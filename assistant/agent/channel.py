@@ -29,6 +29,10 @@ class Assistant(Protocol):
         """One response to the words and what came with them, whoever answered."""
         ...
 
+    async def located(self, person: Person, latitude: float, longitude: float) -> Response:
+        """What a shared location does: the person's zone is set from it."""
+        ...
+
     async def press(self, person: Person, data: str) -> Response:
         """What a button does."""
         ...

@@ -151,6 +151,10 @@ class Runtime:
         """What a button does."""
         return await self.door.press(person, data)
 
+    async def located(self, person: Person, latitude: float, longitude: float) -> Response:
+        """A shared location sets the person's zone."""
+        return await self.door.located(person, latitude, longitude)
+
     async def decide(self, token: str, user_id: int, approve: bool) -> str:
         """Answer an approval request: approving runs exactly the stored call."""
         return await self.desk.answer(token, user_id, approve)
@@ -293,7 +297,16 @@ async def _build(
         return await gather(db, user_id, clock.now().isoformat())
 
     acting = Acting(executor, desk, services, clock)
-    commands = Commands(services, people, audit, turns, clock, exporter=exporter, acting=acting)
+    commands = Commands(
+        services,
+        people,
+        audit,
+        turns,
+        clock,
+        exporter=exporter,
+        acting=acting,
+        default_zone=config.assistant.timezone,
+    )
     local, answers = None, None
     if config.assistant.local_first:
         no_model = model.reason if isinstance(model, UnconfiguredModel) else ""

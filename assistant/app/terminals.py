@@ -177,6 +177,10 @@ class Queued:
         """What a button does."""
         return await self._here(self.runtime.press(person, data))
 
+    async def located(self, person: Person, latitude: float, longitude: float) -> Response:
+        """A location (a terminal shares none, but the protocol has it)."""
+        return await self.runtime.located(person, latitude, longitude)
+
     async def decide(self, token: str, user_id: int, approve: bool) -> str:
         """Answer an approval."""
         return await self.runtime.decide(token, user_id, approve)

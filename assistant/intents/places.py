@@ -11,6 +11,8 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
+from timezonefinder import TimezoneFinder
+
 # Locative endings and the nominative ones they may come from, longest first.
 _RUSSIAN_CASES = (("ии", ("ия",)), ("е", ("", "а", "я", "ь", "о")), ("и", ("ь", "я", "а")))
 _ARTICLES = ("the ",)
@@ -38,6 +40,20 @@ def zone_of(place: str) -> str | None:
                 if (found := table.get(stem + nominative)) is not None:
                     return found
     return None
+
+
+def zone_at(latitude: float, longitude: float) -> str | None:
+    """The IANA zone of a point on the earth (a shared location), offline; None at sea or for
+    coordinates that are not on the earth."""
+    if not (-90 <= latitude <= 90 and -180 <= longitude <= 180):
+        return None
+    zone: str | None = _finder().timezone_at(lat=latitude, lng=longitude)
+    return zone
+
+
+@cache
+def _finder() -> TimezoneFinder:
+    return TimezoneFinder(in_memory=False)
 
 
 def count() -> int:

@@ -81,3 +81,17 @@ def reminder_buttons(task_id: str) -> tuple[tuple[Button, ...], ...]:
         ),
         (Button("✅ Done", f"done:{task_id}"),),
     )
+
+
+LIKELY_ZONES = (
+    "Europe/London", "Europe/Berlin", "Europe/Moscow", "Asia/Yekaterinburg", "Asia/Dubai",
+    "Asia/Kolkata", "Asia/Shanghai", "Asia/Tokyo", "America/New_York", "America/Chicago",
+    "America/Los_Angeles", "Australia/Sydney",
+)  # fmt: skip
+
+
+def zone_buttons(first: str) -> tuple[tuple[Button, ...], ...]:
+    """Likely zones to press at /start, the config's first, three to a row."""
+    zones = [first, *(z for z in LIKELY_ZONES if z != first)][: len(LIKELY_ZONES)]
+    buttons = [Button(z.rpartition("/")[2].replace("_", " "), f"tz:{z}") for z in zones]
+    return tuple(tuple(buttons[at : at + 3]) for at in range(0, len(buttons), 3))

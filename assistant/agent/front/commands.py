@@ -11,12 +11,21 @@ from typing import Any
 
 from assistant.agent.dialog.turns import Turns
 from assistant.agent.front.acting import Acting
-from assistant.agent.front.buttons import PAGE, Reply, note_buttons, task_buttons, task_list_buttons
+from assistant.agent.front.buttons import (
+    PAGE,
+    Reply,
+    note_buttons,
+    task_buttons,
+    task_list_buttons,
+    zone_buttons,
+)
 from assistant.agent.front.phrases import language_of
+from assistant.agent.front.splitting import Reading, split
 from assistant.agent.front.zones import set_zone
 from assistant.agent.person import Person
-from assistant.clock import Clock, shorten
+from assistant.clock import Clock
 from assistant.errors import ModelError, ScheduleError
+from assistant.intents.places import zone_at
 from assistant.memory.audit import AuditLog
 from assistant.memory.export import files
 from assistant.memory.notes import Found
@@ -28,6 +37,7 @@ from assistant.tasks import NewTask, Owner, Task, TaskStore
 from assistant.tools.builtin.tasks import edited, local_time, said_once, task_line
 from assistant.tools.services import Services, need
 
+STALE = "That button is no longer valid."
 MENU: dict[str, str] = {
     "start": "say hello and set things up",
     "help": "what I can do",
@@ -46,7 +56,6 @@ MENU: dict[str, str] = {
     "export": "your notes, tasks and conversations as files",
 }
 SNOOZES = {"10m": "in 10m", "1h": "in 1h", "tomorrow": "tomorrow 9am"}
-WHEN_WORDS = 7
 
 
 Exporter = Callable[[int], Awaitable[dict[str, Any]]]
@@ -68,8 +77,10 @@ class Commands:
         *,
         exporter: Exporter | None = None,
         acting: Acting | None = None,
+        default_zone: str = "UTC",
     ) -> None:
         self._services = services
+        self._default_zone = default_zone  # the config's, offered first at /start
         self._acting = acting  # tool calls, audited; without it the store is written directly
         self._exporter = exporter
         self._people = people
@@ -99,22 +110,35 @@ class Commands:
             return Reply(str(exc))
 
     async def press(self, person: Person, data: str) -> Reply:
-        """What a button press does; the task is the presser's own or not found."""
+        """What a button press does; the task is the presser's own or not found. Each prefix
+        has its handler, which reads the rest of the data it made."""
         kind, _, rest = data.partition(":")
+        buttons: dict[str, Handler] = {
+            "task": self._press_task, "tasks": self._press_page, "snooze": self._press_snooze,
+            "done": self._press_done, "tz": self._tz,
+        }  # fmt: skip
+        handler = buttons.get(kind)
+        if handler is None:
+            return Reply(STALE)
         try:
-            if kind == "task":
-                action, _, task_id = rest.partition(":")
-                return await self._task_action(person, action, task_id)
-            if kind == "tasks" and rest.startswith("page:") and rest[5:].isdecimal():
-                return await self._tasks(person, "", int(rest[5:]))
-            if kind == "snooze":
-                span, _, task_id = rest.partition(":")
-                return await self._snooze(person, span, task_id)
-            if kind == "done":
-                return Reply("👍 Done.")
+            return await handler(person, rest)
         except ModelError as exc:
             return Reply(str(exc))
-        return Reply("That button is no longer valid.")
+
+    async def _press_task(self, person: Person, rest: str) -> Reply:
+        action, _, task_id = rest.partition(":")  # task:cancel:ab3k9x
+        return await self._task_action(person, action, task_id)
+
+    async def _press_page(self, person: Person, rest: str) -> Reply:
+        page = rest.removeprefix("page:")  # tasks:page:2
+        return await self._tasks(person, "", int(page)) if page.isdecimal() else Reply(STALE)
+
+    async def _press_snooze(self, person: Person, rest: str) -> Reply:
+        span, _, task_id = rest.partition(":")  # snooze:10m:ab3k9x
+        return await self._snooze(person, span, task_id)
+
+    async def _press_done(self, person: Person, rest: str) -> Reply:
+        return Reply("👍 Done.")
 
     # ---- commands ----------------------------------------------------------------------
 
@@ -122,9 +146,13 @@ class Commands:
         profile = await self._people.get(person.user_id)
         hello = f"Hello{', ' + person.name if person.name else ''}! I keep your reminders and "
         hello += "tasks, notes, and answer questions with my tools. /help shows the commands."
-        if profile.timezone is None:
-            hello += "\n\nWhich timezone are you in? Send for example /tz Europe/Berlin."
-        return Reply(hello)
+        if profile.timezone is not None:
+            return Reply(hello)
+        hello += (
+            "\n\nWhich time zone are you in? Press yours, share your location, or send a city: "
+            "/tz Berlin."
+        )
+        return Reply(hello, zone_buttons(self._default_zone))
 
     async def _help(self, person: Person, rest: str) -> Reply:
         lines = [f"/{name} — {about}" for name, about in MENU.items()]
@@ -142,12 +170,12 @@ class Commands:
         return Reply("\n".join(lines), task_list_buttons(tasks, page))
 
     async def _remind(self, person: Person, rest: str) -> Reply:
-        parsed, words = self._split(rest, person, "/remind in 10m stretch your legs")
+        parsed, words = split(rest, self._reading(person), "/remind in 10m stretch your legs")
         return await self._add(person, parsed, words, "add_reminder")
 
     async def _every(self, person: Person, rest: str) -> Reply:
         example = "/every weekdays 9am stand-up"
-        parsed, words = self._split(rest, person, example, repeating=True)
+        parsed, words = split(rest, self._reading(person), example, repeating=True)
         if not is_recurring(parsed.schedule):
             raise ScheduleError(
                 f"{parsed.description} happens once, and /every repeats: say how often, "
@@ -192,7 +220,7 @@ class Commands:
         except ScheduleError:
             pass
         try:
-            return self._split(change, person, "/edit k3x9 tomorrow 9am")
+            return split(change, self._reading(person), "/edit k3x9 tomorrow 9am")
         except ScheduleError:
             return None, change
 
@@ -232,6 +260,13 @@ class Commands:
         best = sorted(found, key=lambda f: f.rank)[:8]
         lines = [f"{_source(f)} ({f.at:%Y-%m-%d}): {f.snippet}" for f in best]
         return Reply("\n".join(lines) or f"Nothing found for {rest!r}.")
+
+    async def located(self, person: Person, latitude: float, longitude: float) -> Reply:
+        """A shared location: its zone becomes the person's (offline), tasks moved with it."""
+        zone = zone_at(latitude, longitude)
+        if zone is None:
+            return Reply("I could not tell the time zone of that place; send /tz and a city.")
+        return await self._tz(person, zone)
 
     async def _tz(self, person: Person, rest: str) -> Reply:
         if not rest:
@@ -279,7 +314,7 @@ class Commands:
             )
         move = moves.get(action)
         if move is None:
-            return Reply("That button is no longer valid.")
+            return Reply(STALE)
         task = await move(person.user_id, task_id)
         done = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed", "run": "Running now"}
         return Reply(f"{done[action]}: {task.id} {task.description}", (task_buttons(task),))
@@ -287,13 +322,16 @@ class Commands:
     async def _snooze(self, person: Person, span: str, task_id: str) -> Reply:
         when = SNOOZES.get(span)
         if when is None:
-            return Reply("That button is no longer valid.")
+            return Reply(STALE)
         parsed = read_schedule(when, person.timezone, self._clock.now())
         task = await self._store().snooze(person.user_id, task_id, parsed)
         when = said_once(task, parsed.description, person.timezone)
         return Reply(f"😴 Snoozed: {task.description} — {when}.", (task_buttons(task),))
 
     # ---- helpers -----------------------------------------------------------------------
+
+    def _reading(self, person: Person) -> Reading:
+        return Reading(person.timezone, self._clock.now(), self._services.min_interval)
 
     def _repeating(self, parsed: Parsed, person: Person) -> str:
         """Schedule text the recurring tool reads as /every did: "30m" is every 30 minutes."""
@@ -307,58 +345,6 @@ class Commands:
 
     def _store(self) -> TaskStore:
         return need(self._services.tasks, "the task scheduler")
-
-    def _split(
-        self, rest: str, person: Person, example: str, *, repeating: bool = False
-    ) -> tuple[Parsed, str]:
-        """The longest leading words that read as a schedule, and the words after them; else
-        the schedule's own refusal (an ambiguous hour) or that the words are missing."""
-        words, refused = rest.split(), list[ScheduleError]()
-        for cut in range(min(len(words), WHEN_WORDS), 0, -1):
-            try:
-                parsed = read_schedule(
-                    " ".join(words[:cut]),
-                    person.timezone,
-                    self._clock.now(),
-                    self._services.min_interval,
-                    repeating=repeating,
-                )
-            except ScheduleError as exc:
-                refused += [] if _unread(exc) else [exc]
-                continue
-            if cut == len(words):
-                raise ScheduleError(_missing_text(rest, example))
-            return parsed, " ".join(words[cut:])
-        if refused:  # the shortest reading refused for the reason the longest was
-            same = [e for e in refused if _reason(e) == _reason(refused[0])]
-            raise ScheduleError(_in_their_words(same[-1], rest))
-        if len(words) < 2:
-            raise ScheduleError(f"say when and what, e.g. {example}")
-        read_schedule(" ".join(words[:2]), person.timezone, self._clock.now())  # its own error
-        raise ScheduleError(f"say when and what, e.g. {example}")
-
-
-def _unread(error: ScheduleError) -> bool:
-    """Whether the schedule was not read at all (as opposed to read and refused)."""
-    return error.reason in ("unread", "unknown_word")
-
-
-def _reason(error: ScheduleError) -> tuple[str, str]:
-    return error.reason, error.detail
-
-
-def _missing_text(rest: str, example: str) -> str:
-    if language_of(rest) == "ru":
-        example = "/remind через 10 минут размяться"
-        return f"что напомнить {rest}? Напишите время и текст, например: {example}"
-    return f"what should I remind you of {rest}? Say when and what, e.g. {example}"
-
-
-def _in_their_words(error: ScheduleError, rest: str) -> str:
-    if error.reason != "ambiguous_hour" or language_of(rest) != "ru":
-        return str(error)
-    h = int(error.words)
-    return f"не ясно, какое время в {shorten(error.text, 60)}: скажите {h}:00 или {h + 12}:00"
 
 
 def _owner(person: Person) -> Owner:

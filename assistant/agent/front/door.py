@@ -73,6 +73,10 @@ class FrontDoor:
             reply = await self._local.understood(person, text)
         return reply
 
+    async def located(self, person: Person, latitude: float, longitude: float) -> Response:
+        """A shared location: the person's zone, found offline."""
+        return Response.of(await self._commands.located(person, latitude, longitude))
+
     async def press(self, person: Person, data: str) -> Response:
         """What a button does: the handler its prefix names, else the commands'."""
         prefix = data.partition(":")[0]

@@ -160,6 +160,7 @@ class TelegramChannel:
         app.add_handler(MessageHandler((filters.VOICE | filters.AUDIO) & messages, handlers.voice))
         app.add_handler(MessageHandler(filters.Document.ALL & messages, handlers.document))
         app.add_handler(MessageHandler(filters.PHOTO & messages, handlers.photo))
+        app.add_handler(MessageHandler(filters.LOCATION & messages, handlers.location))
         app.add_handler(CallbackQueryHandler(handlers.button))
         try:
             await self.application.initialize()

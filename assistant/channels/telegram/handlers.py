@@ -109,6 +109,16 @@ class Handlers:
             await self._channel.send(message.chat_id, str(exc))
             return None
 
+    async def location(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A shared location: the person's time zone is set from it, offline."""
+        sender = await self._sender(update, "location")
+        where = sender[0].location if sender is not None else None
+        if sender is None or where is None:
+            return
+        person = sender[1]
+        reply = await self._assistant.located(person, where.latitude, where.longitude)
+        await self._channel.send(person.chat_id, reply.text, reply.buttons)
+
     async def photo(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A photo, with or without a caption: shown to the model when it can see."""
         sender = await self._sender(update, "photo")
