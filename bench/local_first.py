@@ -78,7 +78,12 @@ def accuracy() -> tuple[int, int, int, int, list[str]]:
     for text, intent, key in LABELLED:
         found = understand(text, ZONE, NOW, LEAST)
         got = (
-            (found.intent, found.slots.get("number") or found.slots.get(KEY.get(found.intent, "")))
+            (
+                found.intent,
+                found.slots.get("number")
+                or found.slots.get("todo")
+                or found.slots.get(KEY.get(found.intent, "")),
+            )
             if found
             else (None, None)
         )

@@ -462,7 +462,7 @@ def test_doctor_says_whether_requests_are_understood_locally(tmp_path):
 
 
 KEY_SLOT = {
-    "remind": ("what",), "note": ("what",), "time_in": ("place",), "cancel_task": ("item",),
+    "remind": ("what", "todo"), "note": ("what",), "time_in": ("place",), "cancel_task": ("item",),
     "pause_task": ("item",), "resume_task": ("item",), "remind_what": ("when",),
     "alarm": ("when",), "delete_note": ("number", "item"), "set_zone": ("place",),
 }  # fmt: skip

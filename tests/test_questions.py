@@ -151,3 +151,17 @@ async def test_a_forwarded_batch_of_a_hundred_is_handled_in_order(tmp_path, cloc
         notes = [r[0] for r in db.execute("SELECT content FROM notes ORDER BY id")]
     assert notes == [f"batch item {i}" for i in range(100)]
     assert BUSY not in telegram.texts()
+
+
+@pytest.mark.parametrize(
+    "fact",
+    ["every morning at 7 the neighbours dog barks", "по средам в 18:00 у меня бассейн"],
+)
+async def test_a_fact_that_begins_with_a_schedule_makes_no_reminder(tmp_path, clock, fact):
+    said = await talk(tmp_path, clock, fact)
+    assert reminders(tmp_path) == [] and "Reminder " not in said
+
+
+async def test_a_request_verb_after_the_schedule_stays_out_of_the_words(tmp_path, clock):
+    await talk(tmp_path, clock, "каждую пятницу в 17:00 напоминай сдать отчёт")
+    assert [t[0] for t in reminders(tmp_path)] == ["сдать отчёт"]

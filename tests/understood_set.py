@@ -444,4 +444,19 @@ LABELLED: list[tuple[str, str | None, str | None]] = [
     ("I'm in Trouble", None, None),
     ("я в шоке", None, None),
     ("я в метро", None, None),
+    # statements of fact that begin with a schedule: no reminder
+    ("every morning at 7 the neighbours dog barks", None, None),
+    ("every day at 9 I walk the dog", None, None),
+    ("every friday at 5pm we have drinks", None, None),
+    ("по средам в 18:00 у меня бассейн", None, None),
+    ("каждый день в 8 я бегаю", None, None),
+    ("по пятницам в 19:00 мы ужинаем у мамы", None, None),
+    # a request verb after the schedule stays out of the words
+    ("каждую пятницу в 17:00 напоминай сдать отчёт", "remind", "сдать отчёт"),
+    ("every day at 9 remind me to walk the dog", "remind", "walk the dog"),
+    ("ping me in 10 minutes to stretch", "remind", "stretch"),
+    ("не забудь напомнить завтра в 9 позвонить маме", "remind", "позвонить маме"),
+    ("скажи мне завтра в 9 позвонить маме", "remind", "позвонить маме"),
+    ("what time is it in NYC", "time_in", "NYC"),
+    ("который час в Мск", "time_in", "Мск"),
 ]

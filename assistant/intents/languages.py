@@ -41,6 +41,15 @@ def fillers() -> frozenset[str]:
     return frozenset(found)
 
 
+@cache
+def subjects() -> frozenset[str]:
+    """Words a statement of fact starts with ("the", "у меня"): each file lists its own."""
+    found: set[str] = set()
+    for file in _files():
+        found.update(str(word).casefold() for word in _load(file).get("subjects", []))
+    return frozenset(found)
+
+
 def _load(file: Traversable) -> dict[str, Any]:
     return tomllib.loads(file.read_text("utf-8"))
 

@@ -17,7 +17,7 @@ from assistant.errors import ConfigError
 from assistant.intents.words import words
 
 EdgeKind = Literal["word", "slot", "skip"]
-FREE = frozenset({"what", "item"})  # slots of any length: the words a request carries
+FREE = frozenset({"what", "item", "todo"})  # slots of any length: the words a request carries
 BOUNDED = {
     "when": 12,
     "repeat": 12,

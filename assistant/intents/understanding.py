@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from assistant.errors import ScheduleError
-from assistant.intents.languages import fillers, matcher
+from assistant.intents.languages import fillers, matcher, subjects
 from assistant.intents.matcher import Check, Match
 from assistant.intents.places import zone_of
 from assistant.schedules.parse import read_schedule
@@ -31,9 +31,12 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     """What ``text`` asks for, when one sentence reads all of it; None leaves it to the model."""
     checks: dict[str, Check] = {
         "when": lambda value: reads(value, zone, now, min_interval) != "no",
-        "repeat": lambda value: reads(value, zone, now, min_interval) == "recurring",
+        "repeat": lambda value: (
+            _ends_well(value) and reads(value, zone, now, min_interval) == "recurring"
+        ),
         "place": _place,
         "what": lambda value: says_something(value) and not _a_time(value, zone, now),
+        "todo": lambda value: says_something(value) and _asks(value),
         "number": lambda value: value.lstrip("#№").isdecimal(),
     }
     found = matcher().match(text, checks)
@@ -71,6 +74,20 @@ def says_something(value: str) -> bool:
     empty = fillers()
     words = re.findall(r"[^\W\d_]+", value.casefold())
     return any(word not in empty for word in words)
+
+
+def _asks(value: str) -> bool:
+    """Whether words after a schedule ask for something ("water the plants") rather than
+    state a fact ("the dog barks", "у меня бассейн"): a statement starts with its subject."""
+    first = re.findall(r"[^\W_]+(?:'[^\W_]+)?", value.casefold())[:1]
+    word = first[0] if first else ""
+    return word.isalpha() and word not in subjects() and word not in fillers()
+
+
+def _ends_well(value: str) -> bool:
+    """A schedule that does not end on a word the reader would pass over ("at 7 the")."""
+    last = value.casefold().split()[-1:]
+    return bool(last) and last[0] not in subjects() and last[0] not in fillers()
 
 
 def _a_time(value: str, zone: str, now: datetime) -> bool:

@@ -153,7 +153,8 @@ class LocalFirst:
         when = slots.get("when") or slots["repeat"]
         if found.intent == "remind_what":
             return await self._what_text(person, when, language)
-        what = say(language, "alarm") if found.intent == "alarm" else plain(slots["what"])
+        words = slots.get("what") or slots.get("todo", "")
+        what = say(language, "alarm") if found.intent == "alarm" else plain(words)
         return await self._remind(person, when, what, language)
 
     async def _remind(self, person: Person, when: str, what: str, language: str) -> Reply:
