@@ -165,3 +165,12 @@ async def test_a_fact_that_begins_with_a_schedule_makes_no_reminder(tmp_path, cl
 async def test_a_request_verb_after_the_schedule_stays_out_of_the_words(tmp_path, clock):
     await talk(tmp_path, clock, "каждую пятницу в 17:00 напоминай сдать отчёт")
     assert [t[0] for t in reminders(tmp_path)] == ["сдать отчёт"]
+
+
+async def test_a_one_shot_not_yet_due_is_put_off_an_hour(tmp_path, clock):
+    said = await talk(tmp_path, clock, "/remind tomorrow 9am call mom")
+    task_id = said.split("Reminder ")[1].split(":")[0]
+    assert f"/press snooze:later:{task_id}" in said
+    later = await talk(tmp_path, clock, f"/press snooze:later:{task_id}")
+    assert reminders(tmp_path)[0][1].startswith("2026-03-15T09:00")  # 10:00 in Berlin
+    assert "😴 Snoozed: call mom — once on Sun 15 Mar 2026 at 10:00 (Europe/Berlin)." in later

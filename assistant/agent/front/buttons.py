@@ -30,12 +30,12 @@ class Reply:
 
 
 def task_buttons(task: Task) -> tuple[Button, ...]:
-    """The buttons that fit a task: cancel and edit always; a repeating one can also be
-    paused or resumed and run now (a one-shot has nothing to pause)."""
+    """The buttons that fit a task: cancel and edit always; a one-shot can be put off an hour
+    (snoozed); a repeating one paused or resumed and run now."""
     cancel = Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}")
     edit = Button("✏️ Edit", f"task:edit:{task.id}")
     if task.schedule_kind == "once":
-        return (cancel, edit)
+        return (cancel, Button("😴 +1 h", f"snooze:later:{task.id}"), edit)
     toggle = ("Resume", "resume") if task.status == "paused" else ("Pause", "pause")
     return (
         cancel,

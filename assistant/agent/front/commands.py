@@ -7,7 +7,9 @@ here through ``press``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from assistant.agent.dialog.turns import Turns
 from assistant.agent.front.acting import Acting
@@ -56,6 +58,7 @@ MENU: dict[str, str] = {
     "export": "your notes, tasks and conversations as files",
 }
 SNOOZES = {"10m": "in 10m", "1h": "in 1h", "tomorrow": "tomorrow 9am"}
+LATER, LATER_BY = "later", timedelta(hours=1)  # a one-shot's snooze before it is due
 
 
 Exporter = Callable[[int], Awaitable[dict[str, Any]]]
@@ -321,6 +324,9 @@ class Commands:
 
     async def _snooze(self, person: Person, span: str, task_id: str) -> Reply:
         when = SNOOZES.get(span)
+        if span == LATER:  # a one-shot not yet due: an hour after its own time
+            due = (await self._store().get(person.user_id, task_id)).next_run + LATER_BY
+            when = f"{due.astimezone(ZoneInfo(person.timezone)):%Y-%m-%d %H:%M}"
         if when is None:
             return Reply(STALE)
         parsed = read_schedule(when, person.timezone, self._clock.now())
