@@ -71,3 +71,23 @@ async def test_without_a_running_service_chat_reads_piped_lines_itself(tmp_path)
     assert status == 0, err
     assert "1. piped" in out
     assert "Fatal Python error" not in err and " INFO " not in err
+
+
+async def test_a_peer_of_another_user_is_refused(tmp_path, clock, monkeypatch):
+    """The socket is the owner's alone (0600); should another uid reach it, it gets nothing."""
+    from assistant.app import terminals
+
+    async with served(tmp_path, clock, monkeypatch):
+        socket = socket_path(tmp_path / "assistant.db")
+        await eventually(socket.exists)
+        real = os.getuid()
+        monkeypatch.setattr(terminals.os, "getuid", lambda: real + 1)  # we are "someone else"
+        reader, writer = await asyncio.open_unix_connection(socket)
+        writer.write(b'{"hello": 1, "mode": "ask"}\n{"line": "/notes"}\n')
+        await writer.drain()
+        try:
+            said = await asyncio.wait_for(reader.read(), 10)
+        except ConnectionResetError:  # closed before it read what was sent
+            said = b""
+        writer.close()
+    assert said == b""  # closed at once, not a word said
