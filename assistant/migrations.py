@@ -243,4 +243,9 @@ MIGRATIONS: tuple[str, ...] = (
         expires_at  TEXT NOT NULL
     );
     """,
+    # 14: the language a person is answered in: from Telegram's language_code, /lang, or
+    # "speak English"; empty until one of them says.
+    """
+    ALTER TABLE people ADD COLUMN language TEXT NOT NULL DEFAULT '';
+    """,
 )

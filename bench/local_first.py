@@ -37,6 +37,7 @@ KEY = {
     "alarm": "when",
     "delete_note": "item",
     "set_zone": "place",
+    "set_language": "language",
 }
 ADVERSARIAL = [
     "remind me " + "to " * 96,

@@ -38,6 +38,7 @@ class FakeTelegram:
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
     update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    language_code: str = ""  # the app's language the senders' messages say they use
 
     @property
     def base_url(self) -> str:
@@ -60,7 +61,8 @@ class FakeTelegram:
         self._push({"message": {
             "message_id": next(self.ids), "date": 1_700_000_000, "text": text, "entities": entities,
             "chat": {"id": chat_id, "type": chat_type, "first_name": "Ada"},
-            "from": {"id": user, "is_bot": False, "first_name": "Ada"},
+            "from": {"id": user, "is_bot": False, "first_name": "Ada",
+                     **({"language_code": self.language_code} if self.language_code else {})},
         }})  # fmt: skip
 
     def location(self, user: int, latitude: float, longitude: float) -> None:

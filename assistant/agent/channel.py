@@ -14,8 +14,11 @@ from assistant.llm.types import Attachment
 class Assistant(Protocol):
     """The app's runtime, as channels see it."""
 
-    async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
-        """Whom a message is from, in their timezone."""
+    async def person(
+        self, user_id: int, chat_id: int, name: str = "", language: str = ""
+    ) -> Person:
+        """Whom a message is from, in their timezone and language (``language`` is the
+        channel's hint, such as Telegram's language_code)."""
         ...
 
     async def answer(

@@ -22,6 +22,7 @@ from assistant.agent.front.answers import Answers
 from assistant.agent.front.commands import Commands
 from assistant.agent.front.door import FrontDoor
 from assistant.agent.front.local import LocalFirst
+from assistant.agent.front.phrases import known_language
 from assistant.agent.front.response import Response
 from assistant.app import (
     Setup,
@@ -141,11 +142,18 @@ class Runtime:
     door: FrontDoor  # where every message and button press goes in
     local: LocalFirst | None = None  # requests understood without the model
 
-    async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
-        """Whom a message is from, in their timezone (the configured one until they set one)."""
+    async def person(
+        self, user_id: int, chat_id: int, name: str = "", language: str = ""
+    ) -> Person:
+        """Whom a message is from, in their timezone (the configured one until they set one)
+        and language (the channel's hint, such as Telegram's, is kept the first time)."""
         profile = await self.people.get(user_id)
         zone = profile.timezone or self.setup.config.assistant.timezone
-        return Person(user_id, chat_id, zone, name or profile.name)
+        spoken = profile.language
+        if not spoken and (hint := known_language(language)):
+            await self.people.set_language(user_id, hint)
+            spoken = hint
+        return Person(user_id, chat_id, zone, name or profile.name, spoken)
 
     async def press(self, person: Person, data: str) -> Response:
         """What a button does."""

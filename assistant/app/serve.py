@@ -73,7 +73,9 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
             return Answer(reply.text, ending="answered")
         if isinstance(runtime.model, UnconfiguredModel):
             local = runtime.local
-            raise LLMError(local.without_model(text) if local else runtime.model.reason)
+            raise LLMError(
+                local.without_model(text, person.language) if local else runtime.model.reason
+            )
         printer = Printer(out)
         answer = await runtime.turns.reply(person, text, printer.show)
         printer.finish(answer)

@@ -146,9 +146,11 @@ class Queued:
     queues: ChatQueues
     console: Console | None = None  # None for one request: its approvals go to the channel
 
-    async def person(self, user_id: int, chat_id: int, name: str = "") -> Person:
+    async def person(
+        self, user_id: int, chat_id: int, name: str = "", language: str = ""
+    ) -> Person:
         """Whom a message is from."""
-        return await self.runtime.person(user_id, chat_id, name)
+        return await self.runtime.person(user_id, chat_id, name, language)
 
     async def answer(
         self,

@@ -17,7 +17,8 @@ from assistant.intents.templates import Ending, Graph
 
 INTENTS = frozenset(
     {"remind", "remind_what", "alarm", "note", "list_tasks", "list_notes", "time_here",
-     "time_in", "cancel_task", "pause_task", "resume_task", "delete_note", "set_zone"}
+     "time_in", "cancel_task", "pause_task", "resume_task", "delete_note", "set_zone",
+     "set_language"}
 )  # fmt: skip
 
 
@@ -47,6 +48,15 @@ def subjects() -> frozenset[str]:
     found: set[str] = set()
     for file in _files():
         found.update(str(word).casefold() for word in _load(file).get("subjects", []))
+    return frozenset(found)
+
+
+@cache
+def language_names() -> frozenset[str]:
+    """The names a person may ask for a language by ("English", "по-русски")."""
+    found: set[str] = set()
+    for file in _files():
+        found.update(str(word).casefold() for word in _load(file).get("language_names", []))
     return frozenset(found)
 
 

@@ -23,6 +23,7 @@ BOUNDED = {
     "repeat": 12,
     "place": 4,
     "number": 1,
+    "language": 2,
 }  # the longest each bounded slot may be, in words
 
 

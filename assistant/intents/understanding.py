@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from assistant.errors import ScheduleError
-from assistant.intents.languages import fillers, matcher, subjects
+from assistant.intents.languages import fillers, language_names, matcher, subjects
 from assistant.intents.matcher import Check, Match
 from assistant.intents.places import zone_of
 from assistant.schedules.parse import read_schedule
@@ -18,7 +18,7 @@ from assistant.schedules.words import may_be_schedule
 Reading = Literal["once", "recurring", "no time", "no"]
 ACTS = frozenset(
     {"remind", "remind_what", "alarm", "note", "cancel_task", "pause_task", "resume_task",
-     "delete_note", "set_zone"}
+     "delete_note", "set_zone", "set_language"}
 )  # fmt: skip  # they change something
 _POLITE = re.compile(
     r"(?:hey,? |please,? )?(?:can|could|would|will) you\b"
@@ -38,6 +38,7 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         "what": lambda value: says_something(value) and not _a_time(value, zone, now),
         "todo": lambda value: says_something(value) and _asks(value),
         "number": lambda value: value.lstrip("#№").isdecimal(),
+        "language": lambda value: value.casefold() in language_names(),
     }
     found = matcher().match(text, checks)
     if found is None or (found.intent in ACTS and _questioned(text)):

@@ -17,6 +17,7 @@ class Profile:
     timezone: str | None = None
     name: str = ""
     blocked: bool = False
+    language: str = ""  # "" until Telegram, /lang or their words say
 
 
 class People:
@@ -30,11 +31,12 @@ class People:
         """The user's profile (an empty one for someone new)."""
         async with self._db.read() as session:
             row = await session.fetchone(
-                "SELECT timezone, name, blocked FROM people WHERE user_id = ?", (user_id,)
+                "SELECT timezone, name, blocked, language FROM people WHERE user_id = ?",
+                (user_id,),
             )
         if row is None:
             return Profile(user_id)
-        return Profile(user_id, row[0], row[1], bool(row[2]))
+        return Profile(user_id, row[0], row[1], bool(row[2]), row[3])
 
     async def set_timezone(self, user_id: int, timezone: str) -> str:
         """Store the user's IANA timezone; an unknown name is a clear error."""
@@ -50,6 +52,10 @@ class People:
     async def set_name(self, user_id: int, name: str) -> None:
         """Remember what to call the user."""
         await self._upsert(user_id, "name", name.strip()[:100])
+
+    async def set_language(self, user_id: int, language: str) -> None:
+        """Remember the language to answer the user in (a code such as ``ru``)."""
+        await self._upsert(user_id, "language", language)
 
     async def set_blocked(self, user_id: int, blocked: bool) -> None:
         """Remember that the user blocked the bot (or unblocked it)."""

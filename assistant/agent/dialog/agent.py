@@ -24,7 +24,7 @@ from assistant.agent.dialog.events import (
     ToolStarted,
 )
 from assistant.agent.dialog.history import fit
-from assistant.agent.dialog.prompt import system_prompt
+from assistant.agent.dialog.prompt import LANGUAGES, system_prompt
 from assistant.agent.dialog.replies import (
     awaiting_text,
     close_open_calls,
@@ -202,7 +202,11 @@ class Agent:
 
     def _prompt(self, person: Person) -> str:
         return system_prompt(
-            self._clock.now(), person.timezone, person.name, self._settings.assistant_name
+            self._clock.now(),
+            person.timezone,
+            person.name,
+            self._settings.assistant_name,
+            LANGUAGES.get(person.language, ""),
         )
 
     async def _ask(self, turn: Turn) -> Completion:

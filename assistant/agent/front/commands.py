@@ -21,7 +21,7 @@ from assistant.agent.front.buttons import (
     task_list_buttons,
     zone_buttons,
 )
-from assistant.agent.front.phrases import language_of
+from assistant.agent.front.phrases import known_language, language_of, say, spoken
 from assistant.agent.front.splitting import Reading, split
 from assistant.agent.front.zones import set_zone
 from assistant.agent.person import Person
@@ -51,7 +51,8 @@ MENU: dict[str, str] = {
     "notes": "your latest notes",
     "note": "/note <text>: save a note",
     "search": "/search <words>: search notes and past chats",
-    "tz": "/tz <Area/City>: set your timezone",
+    "tz": "/tz <city or Area/City>: set your timezone",
+    "lang": "/lang en|ru: the language I answer you in",
     "clear": "start the conversation afresh (notes and tasks stay)",
     "stop": "stop what I am doing",
     "audit": "the tools I used lately",
@@ -95,6 +96,7 @@ class Commands:
             "remind": self._remind, "every": self._every, "cancel": self._cancel,
             "edit": self._edit,
             "notes": self._notes, "note": self._note, "search": self._search, "tz": self._tz,
+            "lang": self._lang,
             "clear": self._clear, "stop": self._stop, "audit": self._audit_list,
             "export": self._export,
         }  # fmt: skip
@@ -263,6 +265,17 @@ class Commands:
         best = sorted(found, key=lambda f: f.rank)[:8]
         lines = [f"{_source(f)} ({f.at:%Y-%m-%d}): {f.snippet}" for f in best]
         return Reply("\n".join(lines) or f"Nothing found for {rest!r}.")
+
+    async def _lang(self, person: Person, rest: str) -> Reply:
+        """The language the person is answered in: shown, or set (/lang ru)."""
+        current = spoken(person.language, rest or "en")
+        if not rest:
+            return Reply(say(current, "lang_is"))
+        language = known_language(rest)
+        if not language:
+            return Reply(say(current, "lang_unknown"))
+        await self._people.set_language(person.user_id, language)
+        return Reply(say(language, "lang_set"))
 
     async def located(self, person: Person, latitude: float, longitude: float) -> Reply:
         """A shared location: its zone becomes the person's (offline), tasks moved with it."""

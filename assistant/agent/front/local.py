@@ -14,12 +14,13 @@ import logging
 import re
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.agent.front.acting import Acting
 from assistant.agent.front.buttons import Button, Reply
-from assistant.agent.front.phrases import day, language_of, offset, say
+from assistant.agent.front.phrases import day, known_language, offset, say, spoken
 from assistant.agent.front.zones import set_zone
 from assistant.agent.person import Person
 from assistant.clock import Clock
@@ -80,7 +81,7 @@ class LocalFirst:
         model, or None for the model to answer."""
         reply = await self.understood(person, text)
         if reply is None and self._no_model:
-            return Reply(self.without_model(text))
+            return Reply(self.without_model(text, person.language))
         return reply
 
     async def understood(self, person: Person, text: str) -> Reply | None:
@@ -93,13 +94,16 @@ class LocalFirst:
             return None
         if found is None:
             return None
+        if person.language:  # the person's language, whatever the sentence's
+            found = replace(found, language=person.language)
         reply = await self._act(person, found)
         await self._remember(person, text, reply.text)
         return reply
 
-    def without_model(self, text: str) -> str:
-        """What works with no model, and how to set one up, in the language of ``text``."""
-        return say(language_of(text), "no_model", why=self._no_model)
+    def without_model(self, text: str, language: str = "") -> str:
+        """What works with no model, and how to set one up, in the person's language (else
+        the one of ``text``)."""
+        return say(spoken(language, text), "no_model", why=self._no_model)
 
     async def press(self, person: Person, data: str) -> Reply:
         """A time-of-day button under a reminder that named days but no time."""
@@ -132,6 +136,10 @@ class LocalFirst:
             return await self._forget(person, slots, language)
         if found.intent in ("time_here", "time_in", "set_zone"):
             return await self._time_and_zone(person, found)
+        if found.intent == "set_language" and self._people is not None:
+            language = known_language(slots["language"])
+            await self._people.set_language(person.user_id, language or found.language)
+            return Reply(say(language or found.language, "lang_set"))
         tool, arguments = _LOOKS[found.intent], {}
         if found.intent == "note":
             arguments = {"content": plain(slots["what"])}

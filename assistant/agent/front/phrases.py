@@ -9,6 +9,9 @@ _SAID: dict[str, dict[str, str]] = {
         "which_time": "At what time should I remind you of “{what}” ({when})? Pick one, or say "
         "it with the time, e.g. “{example}”.",
         "what_text": "What should I remind you of ({when})? Say it in a few words.",
+        "lang_set": "I will answer you in English.",
+        "lang_is": "I answer you in English. /lang ru switches to Russian.",
+        "lang_unknown": "I speak English (/lang en) and Russian (/lang ru).",
         "zone_set": "Timezone set to {zone}; it is {clock} there now.",
         "zone_moved": "Tasks moved to it, each at the same time of day: {count}.",
         "alarm": "⏰ alarm",
@@ -38,6 +41,9 @@ _SAID: dict[str, dict[str, str]] = {
         "which_time": "Во сколько напомнить «{what}» ({when})? Выберите время или скажите его, "
         "например: «{example}».",
         "what_text": "О чём напомнить ({when})? Скажите в двух словах.",
+        "lang_set": "Буду отвечать вам по-русски.",
+        "lang_is": "Я отвечаю вам по-русски. /lang en переключит на английский.",
+        "lang_unknown": "Я говорю по-английски (/lang en) и по-русски (/lang ru).",
         "zone_set": "Часовой пояс: {zone}; там сейчас {clock}.",
         "zone_moved": "Задачи перенесены в него, каждая в то же время суток: {count}.",
         "alarm": "⏰ будильник",
@@ -101,3 +107,22 @@ def offset(minutes: int, language: str) -> str:
 def language_of(text: str) -> str:
     """``ru`` for text in Cyrillic, else ``en``."""
     return "ru" if any("а" <= c <= "я" or c == "ё" for c in text.casefold()) else "en"
+
+
+_NAMED = {
+    "english": "en", "en": "en", "английский": "en", "по-английски": "en", "английском": "en",
+    "russian": "ru", "ru": "ru", "русский": "ru", "по-русски": "ru", "русском": "ru",
+}  # fmt: skip
+
+
+def known_language(code: str) -> str:
+    """A language code or name reduced to one the assistant speaks ("ru-RU", "по-русски" →
+    "ru"), or ""."""
+    said = code.strip().casefold().replace("_", "-")
+    short = _NAMED.get(said) or said.split("-")[0]
+    return short if short in _SAID else ""
+
+
+def spoken(person_language: str, text: str) -> str:
+    """The language to answer in: the person's, else the one of their words."""
+    return person_language or language_of(text)

@@ -103,8 +103,8 @@ class Handlers:
         if message is None or user is None:
             return None
         try:
-            name = user.first_name or ""
-            return message, await self._assistant.person(user.id, message.chat_id, name)
+            name, code = user.first_name or "", user.language_code or ""
+            return message, await self._assistant.person(user.id, message.chat_id, name, code)
         except StorageError as exc:  # a full disk: say so in one line, keep running
             await self._channel.send(message.chat_id, str(exc))
             return None
