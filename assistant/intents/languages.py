@@ -32,31 +32,28 @@ def _files() -> list[Traversable]:
     return sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name)
 
 
-@cache
 def fillers() -> frozenset[str]:
     """Words that say nothing on their own ("me", "for", "про"): a reminder's words must hold
     more than these. Each file lists its own under ``fillers``."""
-    found: set[str] = set()
-    for file in _files():
-        found.update(str(word).casefold() for word in _load(file).get("fillers", []))
-    return frozenset(found)
+    return listed("fillers")
 
 
-@cache
 def subjects() -> frozenset[str]:
-    """Words a statement of fact starts with ("the", "у меня"): each file lists its own."""
-    found: set[str] = set()
-    for file in _files():
-        found.update(str(word).casefold() for word in _load(file).get("subjects", []))
-    return frozenset(found)
+    """Words a to-do after a schedule never starts with ("the", "у меня", "remind")."""
+    return listed("subjects")
 
 
-@cache
 def language_names() -> frozenset[str]:
     """The names a person may ask for a language by ("English", "по-русски")."""
+    return listed("language_names")
+
+
+@cache
+def listed(key: str) -> frozenset[str]:
+    """The words every sentence file lists under ``key``, lower-cased."""
     found: set[str] = set()
     for file in _files():
-        found.update(str(word).casefold() for word in _load(file).get("language_names", []))
+        found.update(str(word).casefold() for word in _load(file).get(key, []))
     return frozenset(found)
 
 
