@@ -197,7 +197,7 @@ async def open_database(
         await _check_tables(conn, path, migrations)
     except sqlite3.OperationalError as exc:
         await conn.close()
-        if "locked" not in str(exc) and "busy" not in str(exc):
+        if _primary(exc) not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
             raise StorageError(f"{path}: cannot be opened ({exc}).") from None
         raise StorageError(
             f"{path}: locked by another process{_users_of(path)}; close it (an open sqlite3 "
@@ -379,11 +379,17 @@ def _unwritten(exc: BaseException) -> None:
 
 
 def _why_not_written(exc: BaseException) -> str:
-    text = str(exc).lower()
-    if "full" in text:
+    code = _primary(exc)
+    if code == sqlite3.SQLITE_FULL:
         return "storage is full; nothing was saved"
-    if "readonly" in text or "read-only" in text:
+    if code == sqlite3.SQLITE_READONLY:
         return "the database is read-only; nothing was saved"
-    if "locked" in text or "busy" in text:
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return "the database is busy; nothing was saved, try again in a moment"
     return "the database could not be written; nothing was saved"
+
+
+def _primary(exc: BaseException) -> int:
+    """SQLite's primary result code of an error (SQLITE_FULL, SQLITE_BUSY, …), or -1."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else -1

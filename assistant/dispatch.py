@@ -99,8 +99,8 @@ async def _chat(setup: app.Setup) -> None:
 async def _join(socket: Path, folder: Path, tty: bool) -> None:
     """Talk to the running service instead of opening the database beside it."""
     from assistant.app import joining
-    from assistant.channels.console import CurrentStdout, Style, WholeLines
-    from assistant.channels.stdin import stdin_lines
+    from assistant.channels.console import PROMPT, CurrentStdout, Style, WholeLines
+    from assistant.channels.stdin import prompt_lines, stdin_lines
 
     stdout = CurrentStdout()
     if not tty:
@@ -110,7 +110,7 @@ async def _join(socket: Path, folder: Path, tty: bool) -> None:
 
     out = WholeLines(stdout, lambda: shutil.get_terminal_size().columns)
     with patch_stdout(raw=True):
-        lines = joining.prompt_lines(folder / "chat-history")
+        lines = prompt_lines(folder / "chat-history", PROMPT)
         style = Style.for_output(stdout)
         await joining.chat(socket, lines, out, color=style.on, terminal=style.terminal)
 

@@ -108,6 +108,7 @@ ScheduleReason = Literal[
     "unknown_word",  # a word no schedule has: ``words`` is it
     "unread",  # known words in no form the reader has
     "no_time",  # days but no time of day
+    "recurring",  # a repeating schedule where one time was wanted
     "ambiguous_hour",  # a bare hour a day makes ambiguous: ``words`` is the hour as said
     "past",  # the first run would be in the past
     "too_far",  # more than ten years ahead

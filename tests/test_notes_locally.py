@@ -114,3 +114,12 @@ async def test_a_typed_yes_or_no_answers_the_one_open_approval(tmp_path, word, a
         left = await notes_of(runtime)
     assert (left == []) is approved
     assert said.text.startswith("Approved and done" if approved else "Declined")
+
+
+async def test_an_old_note_is_found_by_its_number_past_the_latest_ones(tmp_path):
+    async with running(tmp_path) as (runtime, channel, person):
+        notes = runtime.services.notes
+        await notes.add_many(USER, [(f"note {i}", ()) for i in range(1, 602)])
+        asked = await runtime.answer(person, "delete note 1")
+        (pending,) = channel.shown
+    assert "note 1”" in asked.text and "“note 1”" in pending.text

@@ -15,7 +15,8 @@ from typing import Any
 
 from assistant.app import datadir
 from assistant.app.terminals import LINE_LIMIT, encode, messages, socket_path
-from assistant.channels.console import PROMPT, Output
+from assistant.channels.console import Output
+from assistant.channels.stdin import INTERRUPT
 
 log = logging.getLogger(__name__)
 
@@ -53,21 +54,6 @@ async def chat(
         writer.close()
 
 
-async def prompt_lines(history: Path) -> AsyncIterator[str]:
-    """Lines typed at a prompt with line editing and history; Ctrl-C is ``INTERRUPT``."""
-    from prompt_toolkit import PromptSession  # a terminal only: not imported otherwise
-    from prompt_toolkit.history import FileHistory
-
-    session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
-    while True:
-        try:
-            yield await session.prompt_async(PROMPT) + "\n"
-        except KeyboardInterrupt:
-            yield INTERRUPT
-        except EOFError:
-            return
-
-
 async def _connect(
     path: Path, hello: dict[str, Any]
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -82,9 +68,6 @@ async def _send(lines: AsyncIterator[str], writer: asyncio.StreamWriter) -> None
         await writer.drain()
     if writer.can_write_eof():
         writer.write_eof()
-
-
-INTERRUPT = "\x03"  # what a line source yields for Ctrl-C
 
 
 async def _print(reader: asyncio.StreamReader, out: Output) -> str:

@@ -24,9 +24,9 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from assistant.agent import Pending, Person
+from assistant.agent import Pending, Person, Prompts
 from assistant.agent.dialog.events import EventSink
 from assistant.agent.front.chats import ChatQueues
 from assistant.agent.front.response import Response
@@ -34,6 +34,7 @@ from assistant.app.runtime import Runtime
 from assistant.channels.console import Console, Printer, Style
 from assistant.llm.types import Attachment
 from assistant.scheduler import Notice
+from assistant.scheduler.delivery import Outbox
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -88,6 +89,10 @@ class Wire:
         """Sent as written."""
 
 
+class Channel(Outbox, Prompts, Protocol):
+    """What the switchboard stands in front of: a channel's outbox and approval prompts."""
+
+
 class Switchboard:
     """The service's outbox and approval prompts: Telegram, and the terminal a turn came from.
 
@@ -95,7 +100,7 @@ class Switchboard:
     does); everything else goes to the channel. Notices also print at the owner's terminals.
     """
 
-    def __init__(self, channel: Any) -> None:
+    def __init__(self, channel: Channel) -> None:
         self._channel = channel
         self._consoles: dict[Console, int] = {}
         self._asked_at: dict[str, Console] = {}

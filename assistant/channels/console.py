@@ -24,6 +24,7 @@ from assistant.agent.channel import Assistant
 from assistant.agent.front.answers import yes_or_no
 from assistant.agent.front.buttons import Button, notice_buttons
 from assistant.agent.front.response import Response
+from assistant.channels.stdin import INTERRUPT, prompt_lines
 from assistant.errors import StorageError
 from assistant.memory import export
 from assistant.scheduler import Notice
@@ -247,23 +248,16 @@ class Console:
     async def read_prompt(self, history: Path) -> None:
         """Read lines at a prompt with line editing and history (kept in ``history``), the
         output printed above it; Ctrl-C interrupts, Ctrl-D ends the input."""
-        from prompt_toolkit import PromptSession  # a terminal only: not imported otherwise
-        from prompt_toolkit.history import FileHistory
-        from prompt_toolkit.patch_stdout import patch_stdout
+        from prompt_toolkit.patch_stdout import patch_stdout  # a terminal only
 
         await self._greeted.wait()
-        session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
         with patch_stdout(raw=True):
-            while True:
-                try:
-                    line = await session.prompt_async(PROMPT)
-                except KeyboardInterrupt:
+            async for line in prompt_lines(history, PROMPT):
+                if line == INTERRUPT:
                     self.interrupt()
-                    continue
-                except EOFError:
-                    self.feed(None)
-                    return
-                self.feed(line + "\n")
+                else:
+                    self.feed(line)
+        self.feed(None)
 
     async def run(self, assistant: Assistant) -> None:
         """Answer lines until /quit or the end of input (what was typed before is answered

@@ -1,5 +1,5 @@
-"""Standard input (a pipe or a file) as lines, read on the event loop: no thread that could
-hold the stream when the process exits."""
+"""What is typed at this terminal, as lines: at a prompt with line editing and history, or
+from a pipe or a file, read on the event loop (no thread that could hold the stream at exit)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,26 @@ import os
 import stat
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import BinaryIO
 
 LINE_LIMIT = 1 << 20  # a longer line is taken in pieces
+INTERRUPT = "\x03"  # what a line source yields for Ctrl-C
+
+
+async def prompt_lines(history: Path, prompt: str) -> AsyncIterator[str]:
+    """Lines typed at a prompt with line editing and history; Ctrl-C is ``INTERRUPT``."""
+    from prompt_toolkit import PromptSession  # a terminal only: not imported otherwise
+    from prompt_toolkit.history import FileHistory
+
+    session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
+    while True:
+        try:
+            yield await session.prompt_async(prompt) + "\n"
+        except KeyboardInterrupt:
+            yield INTERRUPT
+        except EOFError:
+            return
 
 
 async def stdin_lines(stream: BinaryIO | None = None) -> AsyncIterator[str]:

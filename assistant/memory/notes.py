@@ -95,6 +95,16 @@ class Notes:
             )
         return [_note(row) for row in rows]
 
+    async def get(self, user_id: int, note_id: int) -> Note | None:
+        """The user's note by its number; another user's, or none, is None."""
+        if not 0 < note_id <= SQLITE_MAX_INTEGER:
+            return None
+        async with self._db.read() as session:
+            row = await session.fetchone(
+                "SELECT * FROM notes WHERE id = ? AND user_id = ?", (note_id, user_id)
+            )
+        return None if row is None else _note(row)
+
     async def delete(self, user_id: int, note_id: int) -> Note:
         """Delete the user's note; another user's note is not found."""
         if not 0 < note_id <= SQLITE_MAX_INTEGER:  # no row has it; SQLite could not take it

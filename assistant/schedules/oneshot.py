@@ -35,7 +35,7 @@ def parse_once(text: str, zone: str, now: datetime, rewritten: Rewritten | None 
     if not t:
         raise reading.fail("it is empty")
     if _RECURRING_START.match(t) or ("*" in t and _CRONLIKE.fullmatch(t)) or _plural_day(t):
-        raise reading.fail("that is a recurring schedule; set it as a recurring task")
+        raise reading.fail("that is a recurring schedule; set it as a recurring task", "recurring")
     seconds = vocabulary.duration(t.removeprefix("in ").strip())
     if seconds is not None:
         return _delay(reading, seconds)

@@ -74,9 +74,9 @@ def _bounded(
 def _clearer(once: ScheduleError, recurring: ScheduleError) -> ScheduleError:
     """The one-shot reader's error, unless the text is recurring or only the recurring reader
     could say something more specific than "unknown"."""
-    if "recurring schedule" in str(once):
+    if once.reason == "recurring":
         return recurring
-    generic = ("unknown word", "matches none")
-    if any(g in str(once) for g in generic) and not any(g in str(recurring) for g in generic):
+    generic = ("unknown_word", "unread")
+    if once.reason in generic and recurring.reason not in generic:
         return recurring
     return once

@@ -76,7 +76,7 @@ class TaskStore:
                     _INSERT_WITHIN_LIMIT, (task_id, *values, new.owner.user_id, self._max_live)
                 )
             except sqlite3.IntegrityError as exc:
-                if "scheduled_tasks.id" in str(exc):
+                if exc.sqlite_errorname == "SQLITE_CONSTRAINT_PRIMARYKEY":  # the id is taken
                     continue
                 raise
             if cursor.rowcount == 0:

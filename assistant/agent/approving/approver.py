@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from assistant.tools import ToolContext, ValidCall
+
 
 @dataclass(frozen=True)
 class ApprovalRequest:
@@ -26,6 +28,16 @@ class ApprovalRequest:
     reason: str
     human: str = ""  # the action in words (the note's text, the task's line), shown instead
     # of the call; the approval stays bound to the exact call all the same
+
+    @classmethod
+    def of(
+        cls, context: ToolContext, valid: ValidCall, reason: str, human: str = ""
+    ) -> ApprovalRequest:
+        """The request for a checked call made in ``context``."""
+        return cls(
+            context.user_id, context.chat_id, context.timezone, context.request_id,
+            valid.call.id, valid.tool.name, valid.json_arguments, reason, human,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ VERBS = {
     "resume_task": "resume",
     "edit_task": "change",
 }
-NOTES_LOOKED_AT = 500
 
 
 async def human_line(context: ToolContext, tool: str, arguments: Mapping[str, Any]) -> str:
@@ -27,10 +26,10 @@ async def human_line(context: ToolContext, tool: str, arguments: Mapping[str, An
         if tool in VERBS and services.tasks is not None:
             task = await services.tasks.get(context.user_id, str(arguments.get("task_id", "")))
             return f"{VERBS[tool]} {task_line(task, context.timezone)}"
-        if tool == "delete_note" and services.notes is not None:
-            notes = await services.notes.list_notes(context.user_id, NOTES_LOOKED_AT)
-            found = [n for n in notes if n.id == arguments.get("note_id")]
-            return f"delete note {found[0].id}: “{found[0].content[:80]}”" if found else ""
+        number = arguments.get("note_id")
+        if tool == "delete_note" and services.notes is not None and isinstance(number, int):
+            note = await services.notes.get(context.user_id, number)
+            return f"delete note {note.id}: “{note.content[:80]}”" if note else ""
     except ModelError:  # no such task: the exact call says what was asked
         return ""
     return ""

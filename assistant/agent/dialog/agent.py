@@ -330,19 +330,10 @@ class Agent:
         return None
 
     async def _request_approval(self, turn: Turn, valid: ValidCall, reason: str) -> bool:
-        person = turn.given.person
-        human = await human_line(turn.given.context, valid.tool.name, valid.json_arguments)
-        request = ApprovalRequest(
-            person.user_id,
-            person.chat_id,
-            person.timezone,
-            turn.given.context.request_id,
-            valid.call.id,
-            valid.tool.name,
-            valid.json_arguments,
-            reason,
-            f"{human}\n({reason})" if human else "",
-        )
+        context = turn.given.context
+        human = await human_line(context, valid.tool.name, valid.json_arguments)
+        shown = f"{human}\n({reason})" if human else ""
+        request = ApprovalRequest.of(context, valid, reason, shown)
         try:
             async with asyncio.timeout(self._settings.approval_timeout):
                 return await self._approver.ask(request)

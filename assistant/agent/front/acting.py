@@ -70,11 +70,7 @@ class Acting:
         human: str = "",
     ) -> Reply:
         """The call waits for the owner's button; ``shown`` says so, or why it cannot."""
-        request = ApprovalRequest(
-            person.user_id, person.chat_id, person.timezone, context.request_id,
-            checked.call.id, checked.tool.name, checked.json_arguments, reason, human,
-        )  # fmt: skip
-        if await self._approver.ask(request):
+        if await self._approver.ask(ApprovalRequest.of(context, checked, reason, human)):
             return Reply(shown)
         await self._executor.refuse(checked, context, "not run: nobody could be asked to confirm")
         return Reply(say(language_of(shown), "not_asked"))

@@ -46,7 +46,7 @@ _TAIL = re.compile(r"[\s,.;:!?]*(?:please|pls|thanks|thank you|пожалуйс�
 _STATES = {  # the tasks each change can name
     "cancel_task": ("active", "paused"), "pause_task": ("active",), "resume_task": ("paused",),
 }  # fmt: skip
-NOTES_LOOKED_AT = 500
+NOTES_LOOKED_AT = 500  # the latest notes searched by their words
 PICK_AT_MOST = 9  # listed to pick from, each with its number
 _FILLER = frozenset(
     {"the", "my", "a", "to", "about", "for", "of", "reminder", "task", "о", "об", "про", "мое",
@@ -217,10 +217,11 @@ class LocalFirst:
         notes = self._services.notes
         if notes is None:
             return Reply(say(language, "no_note", item=""))
-        mine = await notes.list_notes(person.user_id, NOTES_LOOKED_AT)
         if number := slots.get("number"):
-            matching = [n for n in mine if n.id == int(number.lstrip("#№"))]
+            found = await notes.get(person.user_id, int(number.lstrip("#№")))
+            matching = [found] if found else []
         else:
+            mine = await notes.list_notes(person.user_id, NOTES_LOOKED_AT)
             matching = [n for n in mine if _names(slots["item"], n.content)]
         if not matching:
             return Reply(say(language, "no_note", item=number or slots.get("item", "")))
@@ -254,11 +255,14 @@ class LocalFirst:
         intent, language = asked.data["intent"], asked.language
         if intent == "delete_note":
             notes = self._services.notes
-            mine = await notes.list_notes(person.user_id, NOTES_LOOKED_AT) if notes else []
-            found = [n for n in mine if str(n.id) == chosen]
-            if not found:
+            note = (
+                await notes.get(person.user_id, int(chosen))
+                if notes and chosen.isdecimal()
+                else None
+            )
+            if note is None:
                 return Reply(say(language, "no_note", item=chosen))
-            return await self._confirm_note(person, found[0], language)
+            return await self._confirm_note(person, note, language)
         tasks = self._services.tasks
         task = await tasks.get(person.user_id, chosen) if tasks else None
         if task is None:
