@@ -143,7 +143,11 @@ class TaskError(ModelError):
 
 
 class TaskNotFoundError(TaskError):
-    """No task with that id belongs to this user."""
+    """No task with that id belongs to this user; ``task_id`` is the id asked for."""
+
+    def __init__(self, message: str, task_id: str = "") -> None:
+        super().__init__(message)
+        self.task_id = task_id
 
 
 class DocumentError(AssistantError):

@@ -244,10 +244,10 @@ async def test_a_task_is_changed_by_edit_keeping_its_id(tmp_path, clock, monkeyp
     )
     await session
     text = terminal.text()
-    assert f"✏️ {task_id}: call mom — once on Sun 15 Mar 2026 at 09:00" in text
-    assert "next run was Sat 14 Mar 2026 11:26 (Europe/Berlin), now Sun 15 Mar 2026 09:00" in text
-    assert f"✏️ {task_id}: call dad — once on Sun 15 Mar 2026 at 09:00" in text
-    assert f"✏️ {task_id}: call grandma — once on Sat 14 Mar 2026 at 12:26" in text
+    assert f"✏️ Changed {task_id}: call mom — once on Sun, Mar 15, 09:00" in text
+    assert "; it was due Sat, Mar 14, 11:26" in text
+    assert f"✏️ Changed {task_id}: call dad — once on Sun, Mar 15, 09:00" in text
+    assert f"✏️ Changed {task_id}: call grandma — once on Sat, Mar 14, 12:26" in text
     assert "no task nosuch" in text.lower() or "nosuch" in text
     assert f"Send /edit {task_id} and the new time" in text
     listed = [line for line in text.splitlines() if line.startswith("• ")]

@@ -25,7 +25,7 @@ async def test_the_list_shows_each_number_with_a_delete_button(tmp_path):
         "2. milk",
         "1. the wifi password is on the fridge",
     ]
-    assert "Deleted note 2: milk" in done.text
+    assert "Deleted note 2: “milk”" in done.text
     assert left == ["call the plumber", "the wifi password is on the fridge"]
     assert rows[-1][0] == "delete_note" and rows[-1][2] == "ok"
 

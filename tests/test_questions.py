@@ -119,14 +119,14 @@ async def test_slash_remind_goes_through_the_tool_with_its_audit_row(tmp_path, c
         rows = db.execute("SELECT tool, outcome, call_id FROM audit ORDER BY id").fetchall()
     assert [r[:2] for r in rows] == [("add_reminder", "ok"), ("add_recurring_task", "ok")]
     assert all(r[2].startswith("local-") for r in rows)
-    assert "water the plants — once on Sat 14 Mar 2026 at 12:26:53 (Europe/Berlin)." in said
+    assert "water the plants — once on Sat, Mar 14, 12:26 (Europe/Berlin)." in said
     assert "drink water — every 30 minutes; next" in said
 
 
 async def test_buttons_fit_the_task_and_the_list_pages(tmp_path, clock):
     lines = [f"/every day at {h}:00 task number {h}" for h in range(8, 19)]
     said = await talk(tmp_path, clock, "/remind in 1h once only", *lines, "/tasks")
-    once = said.split("once only")[1].split("\nReminder ")[0]
+    once = said.split("once only")[1].split("\n✅ Reminder ")[0]
     assert "Cancel" in once and "Pause" not in once and "Run now" not in once
     assert said.count("/press task:open:") == 8 and "/press tasks:page:1" in said
 
@@ -173,4 +173,4 @@ async def test_a_one_shot_not_yet_due_is_put_off_an_hour(tmp_path, clock):
     assert f"/press snooze:later:{task_id}" in said
     later = await talk(tmp_path, clock, f"/press snooze:later:{task_id}")
     assert reminders(tmp_path)[0][1].startswith("2026-03-15T09:00")  # 10:00 in Berlin
-    assert "😴 Snoozed: call mom — once on Sun 15 Mar 2026 at 10:00 (Europe/Berlin)." in later
+    assert f"😴 Snoozed: {task_id}: call mom — once on Sun, Mar 15, 10:00 (Europe/Berlin)." in later

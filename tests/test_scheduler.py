@@ -202,7 +202,7 @@ async def test_a_one_shot_late_within_the_grace_fires_with_a_note(start, store, 
     clock.advance(timedelta(hours=3))
     scheduler = await start()
     assert await scheduler.fire_due() == 1
-    assert outbox.texts() == [f"⏰ call mom\n(late: was due 10:31) · task {task.id}"]
+    assert outbox.texts() == [f"⏰ call mom\n(late: was due Sat, Mar 14, 10:31) · task {task.id}"]
 
 
 async def test_beyond_the_grace_runs_are_missed_and_listed_in_one_message(
@@ -231,7 +231,7 @@ async def test_missed_runs_of_a_recurring_task_coalesce_into_one(start, store, c
     scheduler = await start()
     assert await scheduler.fire_due() == 1
     assert outbox.texts() == [
-        f"⏰ standup\n(late: was due 09:00; 2 earlier runs missed) · task {task.id}"
+        f"⏰ standup\n(late: was due Tue, Mar 17, 09:00; 2 earlier runs missed) · task {task.id}"
     ]
     [(slot, status, *_)] = await run_rows(conn, task.id)
     assert (slot, status) == ("2026-03-17T08:00:00.000+00:00", "ok")

@@ -110,8 +110,8 @@ async def test_a_reminder_set_in_plain_words_arrives_with_its_buttons_and_snooze
 ):
     async with bot(tmp_path, clock, monkeypatch) as (telegram, model):
         telegram.message(ADA, "remind me in 2 minutes to call mom")  # understood locally
-        await eventually(lambda: any(t.startswith("Reminder") for t in telegram.texts()))
-        made = next(p for p in telegram.sent() if str(p["text"]).startswith("Reminder"))
+        await eventually(lambda: any("Reminder " in t for t in telegram.texts()))
+        made = next(p for p in telegram.sent() if str(p["text"]).startswith("✅ Reminder"))
         assert "call mom — once on" in str(made["text"]) and model.requests == []
         assert buttons_of(made)[0].startswith("task:cancel:")  # a misread is one press away
         commands = next(c for c in telegram.calls if c.method == "setMyCommands").params["commands"]
@@ -136,8 +136,8 @@ async def test_tasks_lists_with_buttons_and_cancel_works(tmp_path, clock, monkey
         telegram.message(ADA, "/remind in 1h water the plants")
         await eventually(lambda: any("water the plants" in t for t in telegram.texts()))
         telegram.message(ADA, "/tasks")
-        await eventually(lambda: any(t.startswith("• ") for t in telegram.texts()))
-        listing = next(p for p in telegram.sent() if str(p["text"]).startswith("• "))
+        await eventually(lambda: any(t.startswith("1 task:\n• ") for t in telegram.texts()))
+        listing = next(p for p in telegram.sent() if str(p["text"]).startswith("1 task:"))
         (opening,) = buttons_of(listing)  # one button a task: it opens the task's own
         telegram.press(ADA, opening)
         await eventually(lambda: sum("water the plants" in t for t in telegram.texts()) >= 3)

@@ -53,9 +53,9 @@ async def test_a_spoken_everyday_request_is_understood_without_the_model(
     spoken = "напомни через 10 минут размяться"
     async with hearing(tmp_path, clock, monkeypatch, words=spoken) as (telegram, model, _):
         telegram.voice(ADA, AUDIO)
-        await eventually(lambda: any(t.startswith("Reminder") for t in telegram.texts()))
-        made = next(t for t in telegram.texts() if t.startswith("Reminder"))
-        assert "размяться — once on" in made and model.requests == []
+        await eventually(lambda: any(t.startswith("✅ Напоминание") for t in telegram.texts()))
+        made = next(t for t in telegram.texts() if t.startswith("✅ Напоминание"))
+        assert "размяться — один раз" in made and model.requests == []
 
 
 async def test_voice_notes_unconfigured_get_one_line_saying_how(tmp_path, clock, monkeypatch):

@@ -50,7 +50,7 @@ async def test_changing_the_zone_keeps_each_tasks_wall_clock_time(tmp_path):
     assert local(after["call mom"].next_run, "Europe/Moscow") == "Sat 09:00"
     assert after["drink water"].next_run == before["drink water"].next_run  # elapsed time
     assert all(t.timezone == "Europe/Moscow" for t in after.values())
-    assert "every weekday at 08:00; next Mon 30 Nov 2026 08:00 (Europe/Moscow)" in listing.text
+    assert "on weekdays at 08:00; next Mon, Nov 30, 08:00 (Europe/Moscow)" in listing.text
 
 
 async def test_a_place_nobody_knows_changes_nothing(tmp_path):

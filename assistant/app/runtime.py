@@ -22,7 +22,6 @@ from assistant.agent.front.answers import Answers
 from assistant.agent.front.commands import Commands
 from assistant.agent.front.door import FrontDoor
 from assistant.agent.front.local import LocalFirst
-from assistant.agent.front.phrases import known_language
 from assistant.agent.front.response import Response
 from assistant.app import (
     Setup,
@@ -42,6 +41,7 @@ from assistant.errors import FetchError, LLMError, RecipientBlockedError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model, build_sizer
 from assistant.llm.types import Attachment, Completion, Request, StreamEvent
+from assistant.locales import ENGLISH, known_language
 from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
@@ -103,7 +103,11 @@ class Deliveries:
         self.failing = Streak()  # for the owner's alerts
 
     async def deliver(self, notice: Notice) -> int:
-        """Send through the channel; a block pauses the owner's tasks."""
+        """Send through the channel, in the owner's language; a block pauses their tasks."""
+        if notice.words is not None:
+            language = (await self._people.get(notice.owner.user_id)).language
+            language = language or ENGLISH
+            notice = replace(notice, text=notice.words(language), language=language)
         try:
             message_id = await self._channel.deliver(notice)
         except RecipientBlockedError:
@@ -278,6 +282,7 @@ async def _build(
         clock,
         ttl=timedelta(minutes=config.tools.approval_minutes),
         services=services,
+        languages=people.language,
     )
     agent = Agent(
         model,

@@ -26,6 +26,7 @@ from assistant.agent.front.buttons import Button, notice_buttons
 from assistant.agent.front.response import Response
 from assistant.channels.stdin import INTERRUPT, prompt_lines
 from assistant.errors import StorageError
+from assistant.locales import tr
 from assistant.memory import export
 from assistant.scheduler import Notice
 
@@ -211,8 +212,9 @@ class Console:
 
     async def present(self, pending: Pending) -> int | None:
         """Show an approval request; the next line typed answers it (y, else no)."""
-        self._print(self._style.bold(f"\n⚠️ Approval needed:\n{pending.text}"))
-        self._print("Approve? [y/n] (type it next)")
+        heading = tr(pending.language, "⚠️ Approval needed:")
+        self._print(self._style.bold(f"\n{heading}\n{pending.text}"))
+        self._print(tr(pending.language, "Approve? [y/n] (type it next)"))
         self._asking = pending.token
         return next(self._ids)
 

@@ -1,19 +1,18 @@
-"""The sentence files, one a language: read, checked and expanded into one matcher.
+"""The sentence files, one a language pack: read, checked and expanded into one matcher.
 
-A third language is a new ``sentences/<code>.toml``, not new code.
+A third language is a new pack folder with its ``sentences.toml``, not new code.
 """
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from typing import Any
 
+from assistant import locales
 from assistant.errors import ConfigError
 from assistant.intents.matcher import Matcher
 from assistant.intents.templates import Ending, Graph
+from assistant.locales import words
 
 INTENTS = frozenset(
     {"remind", "remind_what", "alarm", "note", "list_tasks", "list_notes", "time_here",
@@ -23,13 +22,12 @@ INTENTS = frozenset(
 
 
 def languages() -> list[str]:
-    """The languages of the sentence files shipped, by file name (``en``, ``ru``)."""
-    return [file.name.removesuffix(".toml") for file in _files()]
+    """The languages whose packs have sentences (``en``, ``ru``)."""
+    return [pack.code for pack in _packs()]
 
 
-def _files() -> list[Traversable]:
-    folder = resources.files("assistant.intents") / "sentences"
-    return sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name)
+def _packs() -> list[locales.Pack]:
+    return [p for p in locales.current().all if p.file("sentences.toml") is not None]
 
 
 def fillers() -> frozenset[str]:
@@ -45,28 +43,32 @@ def subjects() -> frozenset[str]:
 
 def language_names() -> frozenset[str]:
     """The names a person may ask for a language by ("English", "по-русски")."""
-    return listed("language_names")
+    return frozenset(name.casefold() for name in words.table("language_names"))
+
+
+def listed(key: str) -> frozenset[str]:
+    """The words every sentence file lists under ``key``, lower-cased."""
+    return _listed(locales.current(), key)
 
 
 @cache
-def listed(key: str) -> frozenset[str]:
-    """The words every sentence file lists under ``key``, lower-cased."""
+def _listed(packs: locales.Packs, key: str) -> frozenset[str]:  # once a set of packs
     found: set[str] = set()
-    for file in _files():
-        found.update(str(word).casefold() for word in _load(file).get(key, []))
+    for pack in _packs():
+        found.update(str(word).casefold() for word in pack.toml("sentences.toml").get(key, []))
     return frozenset(found)
 
 
-def _load(file: Traversable) -> dict[str, Any]:
-    return tomllib.loads(file.read_text("utf-8"))
+def matcher() -> Matcher:
+    """The matcher of every pack's sentences."""
+    return _matcher(locales.current())
 
 
 @cache
-def matcher() -> Matcher:
-    """The matcher of every sentence file shipped with the assistant."""
+def _matcher(packs: locales.Packs) -> Matcher:  # once a set of packs
     graph = Graph()
-    for file in _files():
-        read(graph, _load(file), file.name)
+    for pack in _packs():
+        read(graph, pack.toml("sentences.toml"), f"{pack.code}/sentences.toml")
     return Matcher(graph)
 
 

@@ -38,6 +38,10 @@ class People:
             return Profile(user_id)
         return Profile(user_id, row[0], row[1], bool(row[2]), row[3])
 
+    async def language(self, user_id: int) -> str:
+        """The language kept for the person, "" when none is."""
+        return (await self.get(user_id)).language or ""
+
     async def set_timezone(self, user_id: int, timezone: str) -> str:
         """Store the user's IANA timezone; an unknown name is a clear error."""
         name = timezone.strip()

@@ -6,11 +6,15 @@ one ``Executor`` per task kind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Literal, Protocol
 from zoneinfo import ZoneInfo
 
+from assistant.locales import ENGLISH, ntr, tr
+from assistant.locales.dates import moment
 from assistant.tasks.runs import Firing
 from assistant.tasks.task import Owner, Task
 
@@ -25,6 +29,10 @@ class Notice:
     text: str
     kind: NoticeKind = "report"
     task_id: str | None = None
+    # The notice in its owner's language, when it can be said in any: the outbox asks it with
+    # the language kept for the person; ``text`` is its English.
+    words: Callable[[str], str] | None = field(default=None, compare=False)
+    language: str = ENGLISH  # the one ``text`` is in, for the channel's buttons
 
 
 @dataclass(frozen=True)
@@ -67,15 +75,36 @@ class ReminderExecutor:
 
     async def run(self, firing: Firing) -> Delivery:
         """Send the reminder with its task id and any late note."""
-        text = f"⏰ {firing.task.description}\n{footer(firing)}"
-        notice = Notice(firing.task.owner, text, "reminder", firing.task.id)
+        words = partial(_reminder, firing)
+        notice = Notice(firing.task.owner, words(ENGLISH), "reminder", firing.task.id, words)
         return Delivery(await self._outbox.deliver(notice), "sent")
 
 
-def footer(firing: Firing) -> str:
+def _reminder(firing: Firing, language: str) -> str:
+    return f"⏰ {firing.task.description}\n{footer(firing, language)}"
+
+
+def footer(firing: Firing, language: str = ENGLISH) -> str:
     """The line under every fired message: its note, if any, and the task id."""
-    note = f"({firing.note}) · " if firing.note else ""
-    return f"{note}task {firing.task.id}"
+    said = tr(language, "task {id}", id=firing.task.id)
+    note = _note(firing, language)
+    return f"({note}) · {said}" if note else said
+
+
+def _note(firing: Firing, language: str) -> str:
+    """Why a run is not plain: a replay, a retry, or late (and how many runs it stands for)."""
+    if firing.replay:
+        return tr(language, "sent again after a restart; it may have arrived already")
+    if firing.task.attempts:
+        return tr(language, "attempt {n}", n=firing.task.attempts + 1)
+    if not firing.note:
+        return ""
+    due = moment(firing.scheduled_for, firing.task.timezone, language)
+    late = tr(language, "late: was due {when}", when=due)
+    if firing.skipped:
+        missed = ntr(language, "{n} earlier run missed", "{n} earlier runs missed", firing.skipped)
+        return f"{late}; {missed}"
+    return late
 
 
 def local_time(moment: datetime, zone: str, now: datetime) -> str:

@@ -43,4 +43,4 @@ def plan(task: Task, now: datetime, policy: MisfirePolicy) -> Plan:
     if late > policy.grace:
         return Dropped(task, slot, "missed", f"{due}; too late to run")
     earlier = f"; {skipped} earlier run{'s' if skipped > 1 else ''} missed" if skipped else ""
-    return Firing(task, slot, f"late: {due}{earlier}")
+    return Firing(task, slot, f"late: {due}{earlier}", skipped=skipped)

@@ -6,19 +6,33 @@ import asyncio
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import partial
 from typing import Literal
 
 from assistant.errors import RunError
+from assistant.locales import ENGLISH, tr
 from assistant.scheduler.delivery import Notice, Outbox
 from assistant.tasks.runs import Dropped, Outcome
 from assistant.tasks.task import Owner
 
 log = logging.getLogger(__name__)
 
-_HEADINGS = {
-    "missed": "While I was not running, these came due and were missed:",
-    "abandoned": "A restart interrupted these; they were not repeated. Check them:",
-}
+
+def _heading(what: Literal["missed", "abandoned"], language: str) -> str:
+    if what == "missed":
+        return tr(language, "While I was not running, these came due and were missed:")
+    return tr(language, "A restart interrupted these; they were not repeated. Check them:")
+
+
+def _failed(outcome: Outcome, language: str) -> str:
+    task = outcome.task
+    return tr(language, "⚠️ Task {id} ({what}) failed: {why}", id=task.id,
+              what=task.description, why=outcome.error)  # fmt: skip
+
+
+def _dropped(items: Sequence[Dropped], what: Literal["missed", "abandoned"], language: str) -> str:
+    lines = [f"• {d.task.id} {d.task.description} ({d.reason})" for d in items]
+    return "\n".join([_heading(what, language), *lines])
 
 
 class Reports:
@@ -32,8 +46,8 @@ class Reports:
         """One notice per run that failed for good."""
         for o in outcomes:
             if o.status == "error":
-                text = f"⚠️ Task {o.task.id} ({o.task.description}) failed: {o.error}"
-                await self._send(Notice(o.task.owner, text, "report", o.task.id))
+                words = partial(_failed, o)
+                await self._send(Notice(o.task.owner, words(ENGLISH), "report", o.task.id, words))
 
     async def dropped(
         self, dropped: Sequence[Dropped], what: Literal["missed", "abandoned"]
@@ -43,8 +57,8 @@ class Reports:
         for d in dropped:
             by_owner[d.task.owner].append(d)
         for owner, items in by_owner.items():
-            lines = [f"• {d.task.id} {d.task.description} ({d.reason})" for d in items]
-            await self._send(Notice(owner, "\n".join([_HEADINGS[what], *lines])))
+            words = partial(_dropped, items, what)
+            await self._send(Notice(owner, words(ENGLISH), words=words))
 
     async def _send(self, notice: Notice) -> None:
         try:

@@ -12,8 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
-from assistant.schedules import vocabulary
-from assistant.schedules.languages import LONGEST, TABLES
+from assistant.schedules import languages, vocabulary
 
 # A clock time, a date in one of its written forms, a number (with a unit glued on), a word, or
 # one other character. Each alternative is a bounded run: no nested quantifiers.
@@ -86,11 +85,12 @@ def _at_days(tokens: list[str]) -> list[str]:
 def _translated(tokens: list[str]) -> list[str]:
     """Phrases of every language table, longest first, as canonical words."""
     out: list[str] = []
+    table, longest = languages.table(), languages.longest()
     i = 0
     while i < len(tokens):
-        for size in range(min(LONGEST, len(tokens) - i), 0, -1):
+        for size in range(min(longest, len(tokens) - i), 0, -1):
             phrase = " ".join(tokens[i : i + size])
-            found = next((table[phrase] for table in TABLES if phrase in table), None)
+            found = table.get(phrase)
             if found is not None:
                 out.extend(found.split())
                 i += size

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from assistant.schedules import vocabulary
-from assistant.schedules.languages import TABLES
+from assistant import locales
+from assistant.schedules import languages, vocabulary
 from assistant.schedules.parsed import KNOWN
 
 # Words the rewriting takes that are in no table: parts of the day, clock phrases.
@@ -21,19 +21,21 @@ _WORD = re.compile(r"[^\W\d_]+")
 # Words that join a schedule's parts but name no time, day or count on their own.
 _JOINING = frozenset(
     {"in", "at", "on", "the", "of", "and", "every", "each", "next", "this", "a", "an", "for",
-     "until", "till", "from", "starting", "to", "st", "nd", "rd", "th", "и", "в", "во", "к",
-     "через", "спустя", "каждый", "каждую", "каждое", "каждые", "каждая", "до", "с", "со", "на"}
+     "until", "till", "from", "starting", "to", "st", "nd", "rd", "th"}
 )  # fmt: skip
 
 
-@cache
 def schedule_words() -> frozenset[str]:
     """The words schedule text may hold, in every language table."""
+    return _schedule_words(locales.current())
+
+
+@cache
+def _schedule_words(packs: locales.Packs) -> frozenset[str]:  # once a set of packs
     found = set(KNOWN) | set(vocabulary.NUMBER_WORDS) | _REWRITTEN
-    for table in TABLES:
-        for key, value in table.items():
-            found.update(_WORD.findall(key))
-            found.update(_WORD.findall(value))
+    for key, value in languages.table().items():
+        found.update(_WORD.findall(key))
+        found.update(_WORD.findall(value))
     return frozenset(found)
 
 
@@ -42,6 +44,8 @@ def may_be_schedule(text: str) -> bool:
     then reading it cannot succeed."""
     folded = text.casefold().replace("ё", "е")
     found, known = _WORD.findall(folded), schedule_words()
-    if not any(c.isdigit() for c in folded) and all(word in _JOINING for word in found):
+    if not any(c.isdigit() for c in folded) and all(
+        word in _JOINING or word in languages.joining() for word in found
+    ):
         return False
     return all(word in known for word in found)

@@ -22,6 +22,7 @@ class Firing:
     scheduled_for: datetime
     note: str = ""
     replay: bool = False  # a run a crash interrupted, fired again
+    skipped: int = 0  # earlier runs of a late repeating task that this one stands for
 
 
 @dataclass(frozen=True)

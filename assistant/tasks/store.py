@@ -103,7 +103,7 @@ class TaskStore:
             (task_id.strip().lower(), user_id),
         )
         if row is None:
-            raise TaskNotFoundError(f"you have no task {task_id!r}; /tasks lists yours")
+            raise TaskNotFoundError(f"you have no task {task_id!r}; /tasks lists yours", task_id)
         return Task.from_row(row)
 
     async def list_tasks(
@@ -131,7 +131,7 @@ class TaskStore:
             "SELECT user_id FROM scheduled_tasks WHERE id = ?", (task_id.strip().lower(),)
         )
         if row is None:
-            raise TaskNotFoundError(f"there is no task {task_id!r}")
+            raise TaskNotFoundError(f"there is no task {task_id!r}", task_id)
         return int(row[0])
 
     async def count_live(self, user_id: int) -> int:

@@ -189,7 +189,8 @@ class Executor:
             return _failure(call, "timeout", f"{tool.name} did not finish within {limit:g} s.")
         except ModelError as exc:
             outside = isinstance(exc, RemoteToolError)  # the server's words: outside content
-            return replace(_failure(call, "error", f"{tool.name}: {exc}"), outside=outside)
+            failed = _failure(call, "error", f"{tool.name}: {exc}")
+            return replace(failed, outside=outside, value=exc)  # the reason, for the person
         except AssistantError as exc:
             log.warning("tool %s failed: %s", tool.name, exc)
             return _failure(call, "error", f"{tool.name} failed: {exc}")

@@ -6,11 +6,12 @@ the prompt, and the answer, whenever it comes, runs exactly the stored call or r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from assistant.locales import ENGLISH
 from assistant.tools import ToolContext, ValidCall
 
 
@@ -28,15 +29,21 @@ class ApprovalRequest:
     reason: str
     human: str = ""  # the action in words (the note's text, the task's line), shown instead
     # of the call; the approval stays bound to the exact call all the same
+    language: str = ENGLISH  # the one the prompt is shown in
 
     @classmethod
     def of(
-        cls, context: ToolContext, valid: ValidCall, reason: str, human: str = ""
+        cls,
+        context: ToolContext,
+        valid: ValidCall,
+        reason: str,
+        human: str = "",
+        language: str = ENGLISH,
     ) -> ApprovalRequest:
         """The request for a checked call made in ``context``."""
         return cls(
             context.user_id, context.chat_id, context.timezone, context.request_id,
-            valid.call.id, valid.tool.name, valid.json_arguments, reason, human,
+            valid.call.id, valid.tool.name, valid.json_arguments, reason, human, language,
         )  # fmt: skip
 
 
@@ -51,6 +58,10 @@ class Pending:
     text: str
     expires_at: datetime
     message_id: int | None = None
+    language: str = ENGLISH  # the one its buttons and heading are in
+
+
+Languages = Callable[[int], Awaitable[str]]  # a person's language, "" when none is kept
 
 
 class Approver(Protocol):

@@ -19,13 +19,15 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from assistant.agent.approving.approver import ApprovalRequest, Pending, Prompts
+from assistant.agent.approving.approver import ApprovalRequest, Languages, Pending, Prompts
 from assistant.clock import Clock
 from assistant.errors import AssistantError
 from assistant.llm.types import AssistantMessage, ToolCall
+from assistant.locales import ENGLISH, tr
 from assistant.memory.approvals import ApprovalBook, Status, StoredApproval
 from assistant.memory.conversation import Conversations
 from assistant.tools import Executor, ToolContext, ToolResult
+from assistant.tools.telling import told
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +81,9 @@ class ApprovalDesk:
         *,
         ttl: timedelta = DEFAULT_TTL,
         services: object = None,
+        languages: Languages | None = None,
     ) -> None:
+        self._languages = languages  # the person's language, for what the desk tells them
         self._book = book
         self._executor = executor
         self._conversations = conversations
@@ -109,7 +113,7 @@ class ApprovalDesk:
         )
         await self._book.add(stored, self._clock.now())
         try:
-            message_id = await self._prompts.present(_pending(stored))
+            message_id = await self._prompts.present(_pending(stored, request.language))
         except AssistantError as exc:
             log.warning("could not show the approval for %s (%s); refused", request.tool, exc)
             await self._end(stored, "refused", None, "it could not be asked for")
@@ -128,19 +132,19 @@ class ApprovalDesk:
 
     async def answer(self, token: str, user_id: int, approve: bool) -> str:
         """Take the owner's answer; returns what to tell the one who gave it."""
-        stored = await self._book.get(token)
+        stored, language = await self._book.get(token), await self._language(user_id)
         if stored is None or stored.status != "pending":
-            return "This approval is no longer open (answered, expired or unknown)."
+            return _closed(language)
         if user_id != stored.user_id:
             log.warning("user %s tried to answer an approval of user %s", user_id, stored.user_id)
-            return "Only the person who asked can answer this."
+            return tr(language, "Only the person who asked can answer this.")
         if self._clock.now() >= stored.expires_at:
             await self.expire()
-            return "This approval expired; nothing was run."
+            return tr(language, "This approval expired; nothing was run.")
         if not approve:
             taken = await self._end(stored, "denied", user_id, "the user declined it")
-            return "Declined; nothing was run." if taken else "This approval is no longer open."
-        return await self._approve(stored, user_id)
+            return tr(language, "Declined; nothing was run.") if taken else _closed(language)
+        return await self._approve(stored, user_id, language)
 
     async def expire(self) -> int:
         """Refuse every approval past its deadline, and say so where it was asked."""
@@ -164,21 +168,21 @@ class ApprovalDesk:
                 for waiting in waits:
                     waiting.cancel()
 
-    async def _approve(self, stored: StoredApproval, user_id: int) -> str:
+    async def _approve(self, stored: StoredApproval, user_id: int, language: str) -> str:
         taken = await self._book.take(stored.token, "approved", self._clock.now(), user_id)
         if taken is None:
-            return "This approval is no longer open (answered, expired or unknown)."
+            return _closed(language)
         context = self._context(stored)
         checked = await self._executor.check(_call(stored), context)
         if isinstance(checked, ToolResult):
-            outcome = f"Not run: the stored call is no longer valid ({checked.content[:200]})."
+            outcome = tr(language, "Not run: the stored call is no longer valid.")
         elif digest(preview(stored.tool, stored.reason, checked.json_arguments)) != stored.digest:
             reason = "the action changed since it was asked; it was not approved"
             await self._executor.refuse(checked, context, reason, user_id)
-            outcome = "Not run: the action changed since this was asked."
+            outcome = tr(language, "Not run: the action changed since this was asked.")
         else:
             [result] = await self._executor.execute([replace(checked, approver=user_id)], context)
-            outcome = _ran(stored.tool, result)
+            outcome = _ran(stored.tool, result, language, stored.timezone)
         await self._report(stored, outcome)
         return outcome
 
@@ -193,8 +197,18 @@ class ApprovalDesk:
         checked = await self._executor.check(_call(stored), context)
         if not isinstance(checked, ToolResult):
             await self._executor.refuse(checked, context, f"not run: {why}", approver)
-        await self._report(stored, f"Not run: {why}.")
+        language = await self._language(stored.user_id)
+        said = {
+            "denied": tr(language, "Not run: the user declined it."),
+            "expired": tr(language, "Not run: the request expired."),
+        }
+        await self._report(
+            stored, said.get(status, tr(language, "Not run: it could not be asked for."))
+        )
         return True
+
+    async def _language(self, user_id: int) -> str:
+        return (await self._languages(user_id) if self._languages else "") or ENGLISH
 
     async def _report(self, stored: StoredApproval, outcome: str) -> None:
         """Edit the prompt to the outcome, and keep it in the chat's history for the model."""
@@ -221,7 +235,7 @@ class ApprovalDesk:
         )
 
 
-def _pending(stored: StoredApproval) -> Pending:
+def _pending(stored: StoredApproval, language: str = ENGLISH) -> Pending:
     return Pending(
         stored.token,
         stored.user_id,
@@ -230,6 +244,7 @@ def _pending(stored: StoredApproval) -> Pending:
         stored.preview,
         stored.expires_at,
         stored.message_id,
+        language,
     )
 
 
@@ -237,10 +252,13 @@ def _call(stored: StoredApproval) -> ToolCall:
     return ToolCall(stored.call_id, stored.tool, dict(stored.arguments))
 
 
-def _ran(tool: str, result: ToolResult) -> str:
-    content = result.content[:RESULT_PREVIEW] + (
-        "…" if len(result.content) > RESULT_PREVIEW else ""
-    )
+def _closed(language: str) -> str:
+    return tr(language, "This approval is no longer open (answered, expired or unknown).")
+
+
+def _ran(tool: str, result: ToolResult, language: str, zone: str) -> str:
+    said = told(result, language, zone)
+    content = said[:RESULT_PREVIEW] + ("…" if len(said) > RESULT_PREVIEW else "")
     if result.is_error:
-        return f"Approved, but {tool} failed: {content}"
-    return f"Approved and done: {tool}\n{content}"
+        return tr(language, "Approved, but {tool} failed: {what}", tool=tool, what=content)
+    return tr(language, "Approved and done: {tool}\n{what}", tool=tool, what=content)

@@ -59,6 +59,7 @@ from assistant.llm.types import (
     ToolMessage,
     UserMessage,
 )
+from assistant.locales import ENGLISH
 from assistant.memory.conversation import Conversations
 from assistant.metrics import LLM_SECONDS, TURNS, Streak
 from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCall
@@ -331,9 +332,10 @@ class Agent:
 
     async def _request_approval(self, turn: Turn, valid: ValidCall, reason: str) -> bool:
         context = turn.given.context
-        human = await human_line(context, valid.tool.name, valid.json_arguments)
+        language = turn.given.person.language or ENGLISH
+        human = await human_line(context, valid.tool.name, valid.json_arguments, language)
         shown = f"{human}\n({reason})" if human else ""
-        request = ApprovalRequest.of(context, valid, reason, shown)
+        request = ApprovalRequest.of(context, valid, reason, shown, language)
         try:
             async with asyncio.timeout(self._settings.approval_timeout):
                 return await self._approver.ask(request)

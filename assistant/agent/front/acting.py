@@ -9,13 +9,14 @@ from collections.abc import Mapping
 
 from assistant.agent.approving.approver import ApprovalRequest, Approver
 from assistant.agent.front.buttons import Button, Reply, task_buttons
-from assistant.agent.front.phrases import language_of, say
 from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.llm.types import ToolCall
+from assistant.locales import ENGLISH, tr
 from assistant.tasks import Task
 from assistant.tools import Executor, ToolContext, ToolResult, ValidCall
 from assistant.tools.services import Services
+from assistant.tools.telling import told
 
 
 class Acting:
@@ -29,18 +30,21 @@ class Acting:
         self._services = services
         self._clock = clock
 
-    async def run(self, person: Person, tool: str, arguments: Mapping[str, object]) -> Reply:
-        """One tool call, checked, approved when its tool asks for it, run and audited."""
+    async def run(
+        self, person: Person, tool: str, arguments: Mapping[str, object], language: str = ""
+    ) -> Reply:
+        """One tool call, checked, approved when its tool asks for it, run and audited; told
+        in ``language`` (the person's, else English)."""
+        language = language or person.language or ENGLISH
         context = self.context(person)
         checked = await self._executor.check(_call(tool, arguments), context)
         if isinstance(checked, ToolResult):
             return Reply(checked.content)
         if (reason := checked.tool.approval_reason(checked.arguments)) is not None:
-            return await self.ask(
-                person, checked, context, reason, say("en", "confirm", action=reason)
-            )
+            shown = tr(language, "Please confirm: {action}.", action=reason)
+            return await self.ask(person, checked, context, reason, shown, language=language)
         [result] = await self._executor.execute([checked], context)
-        return Reply(result.content, _buttons(result))
+        return Reply(told(result, language, person.timezone), _buttons(result, language))
 
     async def confirm(
         self,
@@ -55,9 +59,11 @@ class Acting:
         checked = await self._executor.check(_call(tool, arguments), context)
         if isinstance(checked, ToolResult):
             return Reply(checked.content)
-        shown = say(language, "confirm", action=action)
+        shown = tr(language, "Please confirm: {action}.", action=action)
         reason = f"understood without a model: {action}"
-        return await self.ask(person, checked, context, reason, shown, human=action)
+        return await self.ask(
+            person, checked, context, reason, shown, language=language, human=action
+        )
 
     async def ask(
         self,
@@ -67,13 +73,15 @@ class Acting:
         reason: str,
         shown: str,
         *,
+        language: str,
         human: str = "",
     ) -> Reply:
         """The call waits for the owner's button; ``shown`` says so, or why it cannot."""
-        if await self._approver.ask(ApprovalRequest.of(context, checked, reason, human)):
+        request = ApprovalRequest.of(context, checked, reason, human, language)
+        if await self._approver.ask(request):
             return Reply(shown)
         await self._executor.refuse(checked, context, "not run: nobody could be asked to confirm")
-        return Reply(say(language_of(shown), "not_asked"))
+        return Reply(tr(language, "I could not ask you to confirm, so nothing was changed."))
 
     def context(self, person: Person) -> ToolContext:
         request_id = f"local-{uuid.uuid4().hex[:12]}"
@@ -82,11 +90,11 @@ class Acting:
         )
 
 
-def _buttons(result: ToolResult) -> tuple[tuple[Button, ...], ...]:
+def _buttons(result: ToolResult, language: str) -> tuple[tuple[Button, ...], ...]:
     """The usual buttons under a task just made, so a misread is one press from undone."""
     if result.is_error or not isinstance(result.value, Task):
         return ()
-    return (task_buttons(result.value),)
+    return (task_buttons(result.value, language),)
 
 
 def _call(tool: str, arguments: Mapping[str, object]) -> ToolCall:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.locales import ENGLISH, tr
 from assistant.memory.notes import Note
 from assistant.scheduler import Notice
 from assistant.tasks import Task
@@ -29,18 +30,22 @@ class Reply:
     files: tuple[tuple[str, bytes], ...] = ()
 
 
-def task_buttons(task: Task) -> tuple[Button, ...]:
+def task_buttons(task: Task, language: str = ENGLISH) -> tuple[Button, ...]:
     """The buttons that fit a task: cancel and edit always; a one-shot can be put off an hour
     (snoozed); a repeating one paused or resumed and run now."""
-    cancel = Button(f"✖ Cancel {task.id}", f"task:cancel:{task.id}")
-    edit = Button("✏️ Edit", f"task:edit:{task.id}")
+    cancel = Button(tr(language, "✖ Cancel {id}", id=task.id), f"task:cancel:{task.id}")
+    edit = Button(tr(language, "✏️ Edit"), f"task:edit:{task.id}")
     if task.schedule_kind == "once":
         return (cancel, Button("😴 +1 h", f"snooze:later:{task.id}"), edit)
-    toggle = ("Resume", "resume") if task.status == "paused" else ("Pause", "pause")
+    toggle = (
+        Button(tr(language, "Resume"), f"task:resume:{task.id}")
+        if task.status == "paused"
+        else Button(tr(language, "Pause"), f"task:pause:{task.id}")
+    )
     return (
         cancel,
-        Button(toggle[0], f"task:{toggle[1]}:{task.id}"),
-        Button("▶ Run now", f"task:run:{task.id}"),
+        toggle,
+        Button(tr(language, "▶ Run now"), f"task:run:{task.id}"),
         edit,
     )
 
@@ -48,13 +53,15 @@ def task_buttons(task: Task) -> tuple[Button, ...]:
 PAGE = 8  # tasks a page of /tasks
 
 
-def task_list_buttons(tasks: Sequence[Task], page: int) -> tuple[tuple[Button, ...], ...]:
+def task_list_buttons(
+    tasks: Sequence[Task], page: int, language: str = ENGLISH
+) -> tuple[tuple[Button, ...], ...]:
     """One button a task on this page (it opens the task's own buttons), and "more"."""
     shown = tasks[page * PAGE : (page + 1) * PAGE]
     buttons = [Button(f"⚙ {task.id}", f"task:open:{task.id}") for task in shown]
     rows = [tuple(buttons[at : at + 4]) for at in range(0, len(buttons), 4)]
     if len(tasks) > (page + 1) * PAGE:
-        rows.append((Button("More ▸", f"tasks:page:{page + 1}"),))
+        rows.append((Button(tr(language, "More ▸"), f"tasks:page:{page + 1}"),))
     return tuple(rows)
 
 
@@ -67,19 +74,19 @@ def note_buttons(notes: Sequence[Note]) -> tuple[tuple[Button, ...], ...]:
 def notice_buttons(notice: Notice) -> tuple[tuple[Button, ...], ...]:
     """The buttons a scheduler notice carries: a fired reminder's, or none."""
     if notice.kind == "reminder" and notice.task_id:
-        return reminder_buttons(notice.task_id)
+        return reminder_buttons(notice.task_id, notice.language)
     return ()
 
 
-def reminder_buttons(task_id: str) -> tuple[tuple[Button, ...], ...]:
+def reminder_buttons(task_id: str, language: str = ENGLISH) -> tuple[tuple[Button, ...], ...]:
     """The buttons under a fired reminder: snooze 10 minutes, an hour, until tomorrow; done."""
     return (
         (
-            Button("😴 10 min", f"snooze:10m:{task_id}"),
-            Button("😴 1 hour", f"snooze:1h:{task_id}"),
-            Button("😴 Tomorrow", f"snooze:tomorrow:{task_id}"),
+            Button(tr(language, "😴 10 min"), f"snooze:10m:{task_id}"),
+            Button(tr(language, "😴 1 hour"), f"snooze:1h:{task_id}"),
+            Button(tr(language, "😴 Tomorrow"), f"snooze:tomorrow:{task_id}"),
         ),
-        (Button("✅ Done", f"done:{task_id}"),),
+        (Button(tr(language, "✅ Done"), f"done:{task_id}"),),
     )
 
 

@@ -21,13 +21,14 @@ from assistant.agent.front.buttons import (
     task_list_buttons,
     zone_buttons,
 )
-from assistant.agent.front.phrases import known_language, language_of, say, spoken
 from assistant.agent.front.splitting import Reading, split
 from assistant.agent.front.zones import set_zone
 from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ModelError, ScheduleError
 from assistant.intents.places import zone_at
+from assistant.locales import ENGLISH, known_language, ntr, spoken, tr
+from assistant.locales.dates import moment
 from assistant.memory.audit import AuditLog
 from assistant.memory.export import files
 from assistant.memory.notes import Found
@@ -35,29 +36,37 @@ from assistant.memory.people import People
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
-from assistant.tasks import NewTask, Owner, Task, TaskStore
-from assistant.tools.builtin.tasks import edited, local_time, said_once, task_line
+from assistant.tasks import NewTask, Owner, TaskStore, telling
 from assistant.tools.services import Services, need
+from assistant.tools.telling import refused
 
-STALE = "That button is no longer valid."
-MENU: dict[str, str] = {
-    "start": "say hello and set things up",
-    "help": "what I can do",
-    "tasks": "your reminders and tasks, with buttons",
-    "remind": "/remind <when> <text>: a reminder",
-    "every": "/every <schedule> <text>: a recurring reminder",
-    "edit": "/edit <id> <when and/or text>: change a task",
-    "cancel": "/cancel <id>: cancel a task",
-    "notes": "your latest notes",
-    "note": "/note <text>: save a note",
-    "search": "/search <words>: search notes and past chats",
-    "tz": "/tz <city or Area/City>: set your timezone",
-    "lang": "/lang en|ru: the language I answer you in",
-    "clear": "start the conversation afresh (notes and tasks stay)",
-    "stop": "stop what I am doing",
-    "audit": "the tools I used lately",
-    "export": "your notes, tasks and conversations as files",
-}
+
+def menu(language: str = ENGLISH) -> dict[str, str]:
+    """The commands and what each does, in ``language``."""
+    return {
+        "start": tr(language, "say hello and set things up"),
+        "help": tr(language, "what I can do"),
+        "tasks": tr(language, "your reminders and tasks, with buttons"),
+        "remind": tr(language, "/remind <when> <text>: a reminder"),
+        "every": tr(language, "/every <schedule> <text>: a recurring reminder"),
+        "edit": tr(language, "/edit <id> <when and/or text>: change a task"),
+        "cancel": tr(language, "/cancel <id>: cancel a task"),
+        "notes": tr(language, "your latest notes"),
+        "note": tr(language, "/note <text>: save a note"),
+        "search": tr(language, "/search <words>: search notes and past chats"),
+        "tz": tr(language, "/tz <city or Area/City>: set your timezone"),
+        "lang": tr(language, "/lang en|ru: the language I answer you in"),
+        "clear": tr(language, "start the conversation afresh (notes and tasks stay)"),
+        "stop": tr(language, "stop what I am doing"),
+        "audit": tr(language, "the tools I used lately"),
+        "export": tr(language, "your notes, tasks and conversations as files"),
+    }
+
+
+def _stale(language: str) -> Reply:
+    return Reply(tr(language, "That button is no longer valid."))
+
+
 SNOOZES = {"10m": "in 10m", "1h": "in 1h", "tomorrow": "tomorrow 9am"}
 LATER, LATER_BY = "later", timedelta(hours=1)  # a one-shot's snooze before it is due
 
@@ -108,11 +117,12 @@ class Commands:
         name, _, rest = text[1:].partition(" ")
         handler = self._handlers.get(name.split("@")[0].lower())
         if handler is None:
-            return Reply(f"I do not know /{name}. /help lists what I do.")
+            return Reply(tr(_lang(person), "I do not know /{name}. /help lists what I do.",
+                            name=name))  # fmt: skip
         try:
             return await handler(person, rest.strip())
         except ModelError as exc:
-            return Reply(str(exc))
+            return Reply(refused(exc, _lang(person)))
 
     async def press(self, person: Person, data: str) -> Reply:
         """What a button press does; the task is the presser's own or not found. Each prefix
@@ -124,11 +134,11 @@ class Commands:
         }  # fmt: skip
         handler = buttons.get(kind)
         if handler is None:
-            return Reply(STALE)
+            return _stale(_lang(person))
         try:
             return await handler(person, rest)
         except ModelError as exc:
-            return Reply(str(exc))
+            return Reply(refused(exc, _lang(person)))
 
     async def _press_task(self, person: Person, rest: str) -> Reply:
         action, _, task_id = rest.partition(":")  # task:cancel:ab3k9x
@@ -136,43 +146,50 @@ class Commands:
 
     async def _press_page(self, person: Person, rest: str) -> Reply:
         page = rest.removeprefix("page:")  # tasks:page:2
-        return await self._tasks(person, "", int(page)) if page.isdecimal() else Reply(STALE)
+        return (
+            await self._tasks(person, "", int(page)) if page.isdecimal() else _stale(_lang(person))
+        )
 
     async def _press_snooze(self, person: Person, rest: str) -> Reply:
         span, _, task_id = rest.partition(":")  # snooze:10m:ab3k9x
         return await self._snooze(person, span, task_id)
 
     async def _press_done(self, person: Person, rest: str) -> Reply:
-        return Reply("👍 Done.")
+        return Reply(tr(_lang(person), "👍 Done."))
 
     # ---- commands ----------------------------------------------------------------------
 
     async def _start(self, person: Person, rest: str) -> Reply:
-        profile = await self._people.get(person.user_id)
-        hello = f"Hello{', ' + person.name if person.name else ''}! I keep your reminders and "
-        hello += "tasks, notes, and answer questions with my tools. /help shows the commands."
+        profile, language = await self._people.get(person.user_id), _lang(person)
+        hello = tr(language, "Hello, {name}!", name=person.name) if person.name else ""
+        hello += tr(language, "Hello!") if not person.name else ""
+        hello += " " + tr(language, "I keep your reminders and tasks, notes, and answer "
+                          "questions with my tools. /help shows the commands.")  # fmt: skip
         if profile.timezone is not None:
             return Reply(hello)
-        hello += (
-            "\n\nWhich time zone are you in? Press yours, share your location, or send a city: "
-            "/tz Berlin."
-        )
+        hello += "\n\n" + tr(language, "Which time zone are you in? Press yours, share your "
+                             "location, or send a city: /tz Berlin.")  # fmt: skip
         return Reply(hello, zone_buttons(self._default_zone))
 
     async def _help(self, person: Person, rest: str) -> Reply:
-        lines = [f"/{name} — {about}" for name, about in MENU.items()]
-        lines.append("\nOr just write: “remind me in 20 minutes to take the pizza out”.")
+        language = _lang(person)
+        lines = [f"/{name} — {about}" for name, about in menu(language).items()]
+        example = tr(language, "remind me in 20 minutes to take the pizza out")
+        lines.append("\n" + tr(language, "Or just write: “{example}”.", example=example))
         return Reply("\n".join(lines))
 
     async def _tasks(self, person: Person, rest: str, page: int = 0) -> Reply:
-        tasks = await self._store().list_tasks(person.user_id)
+        tasks, language = await self._store().list_tasks(person.user_id), _lang(person)
         if not tasks:
-            return Reply("You have no tasks. Try /remind in 10m stretch")
+            return Reply(tr(language, "You have no tasks. Try /remind in 10m stretch"))
         shown = tasks[page * PAGE : (page + 1) * PAGE]
-        lines = [f"• {task_line(t, person.timezone)}" for t in shown]
+        lines = [f"• {telling.line(t, person.timezone, language)}" for t in shown]
+        head = ntr(language, "{n} task", "{n} tasks", len(tasks))
         if page:
-            lines.insert(0, f"(tasks {page * PAGE + 1} to {page * PAGE + len(shown)})")
-        return Reply("\n".join(lines), task_list_buttons(tasks, page))
+            head = tr(language, "{count}; from {first} to {last}", count=head,
+                      first=page * PAGE + 1, last=page * PAGE + len(shown))  # fmt: skip
+        lines.insert(0, head + ":")
+        return Reply("\n".join(lines), task_list_buttons(tasks, page, language))
 
     async def _remind(self, person: Person, rest: str) -> Reply:
         parsed, words = split(rest, self._reading(person), "/remind in 10m stretch your legs")
@@ -182,11 +199,9 @@ class Commands:
         example = "/every weekdays 9am stand-up"
         parsed, words = split(rest, self._reading(person), example, repeating=True)
         if not is_recurring(parsed.schedule):
-            raise ScheduleError(
-                f"{parsed.description} happens once, and /every repeats: say how often, "
-                "e.g. /every 30m drink water, /every weekdays 9am stand-up, or use /remind "
-                "for a one-time reminder"
-            )
+            return Reply(tr(_lang(person), "That happens once, and /every repeats: say how "
+                            "often, e.g. /every 30m drink water, or use /remind for a one-time "
+                            "reminder."))  # fmt: skip
         return await self._add(person, parsed, words, "add_recurring_task")
 
     async def _add(self, person: Person, parsed: Parsed, words: str, tool: str) -> Reply:
@@ -195,7 +210,9 @@ class Commands:
             task = await self._store().add(
                 NewTask(_owner(person), "reminder", words, parsed, {"text": words})
             )
-            return Reply(_confirm(task, parsed, person.timezone), (task_buttons(task),))
+            language = _lang(person)
+            made = telling.made(task, person.timezone, language)
+            return Reply(made, (task_buttons(task, language),))
         when = parsed.source if tool == "add_reminder" else self._repeating(parsed, person)
         arguments = (
             {"when": when, "message": words}
@@ -206,16 +223,18 @@ class Commands:
 
     async def _edit(self, person: Person, rest: str) -> Reply:
         task_id, _, change = rest.partition(" ")
+        language = _lang(person)
         if not task_id or not change.strip():
-            return Reply(
-                "Which task, and what change? /edit <id> <new time and/or words>, "
-                "e.g. /edit k3x9 tomorrow 9am"
-            )
-        store = self._store()
-        before = await store.get(person.user_id, task_id)
+            return Reply(tr(language, "Which task, and what change? /edit <id> <new time and/or "
+                            "words>, e.g. /edit k3x9 tomorrow 9am"))  # fmt: skip
         parsed, words = self._change(change.strip(), person)
-        task = await store.edit(person.user_id, task_id, parsed, words or None)
-        return Reply(edited(before, task, person.timezone), (task_buttons(task),))
+        before = await self._store().get(person.user_id, task_id)
+        task = await self._store().edit(person.user_id, task_id, parsed, words or None)
+        said = tr(language, "✏️ Changed {line}", line=telling.line(task, person.timezone, language))
+        if before.next_run != task.next_run:
+            was = moment(before.next_run, person.timezone, language)
+            said += tr(language, "; it was due {when}", when=was)
+        return Reply(said, (task_buttons(task, language),))
 
     def _change(self, change: str, person: Person) -> tuple[Parsed | None, str]:
         """A new schedule, new words after it, or only new words."""
@@ -230,85 +249,97 @@ class Commands:
             return None, change
 
     async def _cancel(self, person: Person, rest: str) -> Reply:
+        language = _lang(person)
         if not rest:
-            return Reply("Which one? /cancel <id>; /tasks shows the ids.")
+            return Reply(tr(language, "Which one? /cancel <id>; /tasks shows the ids."))
         task = await self._store().cancel(person.user_id, rest.split(maxsplit=1)[0])
-        return Reply(f"Cancelled {task.id}: {task.description}")
+        line = telling.line(task, person.timezone, language)
+        return Reply(tr(language, "Cancelled {line}", line=line))
 
     async def _export(self, person: Person, rest: str) -> Reply:
+        language = _lang(person)
         if person.chat_id != person.user_id:  # a group would see one person's data
-            return Reply("/export works only in our private chat.")
+            return Reply(tr(language, "/export works only in our private chat."))
         if self._exporter is None:
-            return Reply("Exporting is not available here.")
+            return Reply(tr(language, "Exporting is not available here."))
         data = await self._exporter(person.user_id)
-        counts = f"{len(data['notes'])} notes, {len(data['tasks'])} tasks"
-        return Reply(f"Your data ({counts}, your conversations):", files=tuple(files(data).items()))
+        notes = ntr(language, "{n} note", "{n} notes", len(data["notes"]))
+        tasks = ntr(language, "{n} task", "{n} tasks", len(data["tasks"]))
+        said = tr(language, "Your data ({notes}, {tasks}, your conversations):", notes=notes,
+                  tasks=tasks)  # fmt: skip
+        return Reply(said, files=tuple(files(data).items()))
 
     async def _notes(self, person: Person, rest: str) -> Reply:
         notes = await need(self._services.notes, "note keeping").list_notes(person.user_id, 10)
         lines = [f"{n.id}. {n.content[:200]}" for n in notes]
         if not lines:
-            return Reply("No notes yet. /note <text> saves one.")
+            return Reply(tr(_lang(person), "No notes yet. /note <text> saves one."))
         return Reply("\n".join(lines), note_buttons(notes))
 
     async def _note(self, person: Person, rest: str) -> Reply:
         note = await need(self._services.notes, "note keeping").add(person.user_id, rest)
-        return Reply(f"Saved note {note.id}.")
+        return Reply(tr(_lang(person), "Saved note {id}.", id=note.id))
 
     async def _search(self, person: Person, rest: str) -> Reply:
+        language = _lang(person)
         if not rest:
-            return Reply("Search for what? /search <words>")
+            return Reply(tr(language, "Search for what? /search <words>"))
         notes = need(self._services.notes, "note keeping")
         found = await notes.search(person.user_id, rest, 5)
         if self._services.conversations is not None:
             found += await self._services.conversations.search(person.user_id, rest, None, 5)
         best = sorted(found, key=lambda f: f.rank)[:8]
-        lines = [f"{_source(f)} ({f.at:%Y-%m-%d}): {f.snippet}" for f in best]
-        return Reply("\n".join(lines) or f"Nothing found for {rest!r}.")
+        lines = [f"{_source(f, language)} ({f.at:%Y-%m-%d}): {f.snippet}" for f in best]
+        return Reply("\n".join(lines) or tr(language, "Nothing found for “{words}”.", words=rest))
 
     async def _lang(self, person: Person, rest: str) -> Reply:
         """The language the person is answered in: shown, or set (/lang ru)."""
         current = spoken(person.language, rest or "en")
         if not rest:
-            return Reply(say(current, "lang_is"))
+            return Reply(tr(current, "I answer you in English. /lang ru switches to Russian."))
         language = known_language(rest)
         if not language:
-            return Reply(say(current, "lang_unknown"))
+            return Reply(tr(current, "I speak English (/lang en) and Russian (/lang ru)."))
         await self._people.set_language(person.user_id, language)
-        return Reply(say(language, "lang_set"))
+        return Reply(tr(language, "I will answer you in English."))
 
     async def located(self, person: Person, latitude: float, longitude: float) -> Reply:
         """A shared location: its zone becomes the person's (offline), tasks moved with it."""
         zone = zone_at(latitude, longitude)
         if zone is None:
-            return Reply("I could not tell the time zone of that place; send /tz and a city.")
+            return Reply(tr(_lang(person), "I could not tell the time zone of that place; send "
+                            "/tz and a city."))  # fmt: skip
         return await self._tz(person, zone)
 
     async def _tz(self, person: Person, rest: str) -> Reply:
         if not rest:
-            return Reply(f"Your timezone is {person.timezone}. Change it: /tz Europe/Berlin")
+            return Reply(tr(_lang(person), "Your timezone is {zone}. Change it: /tz Berlin",
+                            zone=person.timezone))  # fmt: skip
         tasks = self._services.tasks
-        language = language_of(rest)
+        language = spoken(person.language, rest)
         return await set_zone(self._people, tasks, self._clock, person, rest, language=language)
 
     async def _clear(self, person: Person, rest: str) -> Reply:
         conversations = need(self._services.conversations, "conversation memory")
         await conversations.clear(person.chat_id, person.user_id)
-        return Reply("Starting afresh. Your notes and tasks are still here.")
+        return Reply(tr(_lang(person), "Starting afresh. Your notes and tasks are still here."))
 
     async def _stop(self, person: Person, rest: str) -> Reply:
         stopped = self._turns.stop(person.chat_id)
-        return Reply("Stopping." if stopped else "I was not doing anything.")
+        language = _lang(person)
+        return Reply(
+            tr(language, "Stopping.") if stopped else tr(language, "I was not doing anything.")
+        )
 
     async def _audit_list(self, person: Person, rest: str) -> Reply:
         entries = await self._audit.recent(person.user_id, 10)
         lines = [
             f"{e.at:%m-%d %H:%M} {e.tool} → {e.outcome}"
-            + (f" (by {e.approver})" if e.approver else "")
+            + (f" (✓ {e.approver})" if e.approver else "")
             for e in entries
             if e.at is not None
         ]
-        return Reply("\n".join(lines) or "No tool calls yet.")
+        return Reply("\n".join(lines) or tr(_lang(person), "No tool calls yet."))
 
     # ---- buttons -----------------------------------------------------------------------
 
@@ -320,32 +351,41 @@ class Commands:
             "resume": store.resume,
             "run": store.run_now,
         }
+        language = _lang(person)
         if action == "open":
             task = await store.get(person.user_id, task_id)
-            return Reply(task_line(task, person.timezone), (task_buttons(task),))
+            line = telling.line(task, person.timezone, language)
+            return Reply(line, (task_buttons(task, language),))
         if action == "edit":
-            return Reply(
-                f"Send /edit {task_id} and the new time, words or both, "
-                f"e.g. /edit {task_id} tomorrow 9am"
-            )
+            return Reply(tr(language, "Send /edit {id} and the new time, words or both, e.g. "
+                            "/edit {id} tomorrow 9am", id=task_id))  # fmt: skip
         move = moves.get(action)
         if move is None:
-            return Reply(STALE)
+            return _stale(language)
         task = await move(person.user_id, task_id)
-        done = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed", "run": "Running now"}
-        return Reply(f"{done[action]}: {task.id} {task.description}", (task_buttons(task),))
+        line = telling.line(task, person.timezone, language)
+        done = {
+            "cancel": tr(language, "Cancelled {line}", line=line),
+            "pause": tr(language, "Paused {line}", line=line),
+            "resume": tr(language, "Resumed {line}", line=line),
+            "run": tr(language, "Running now: {line}", line=line),
+        }
+        return Reply(done[action], (task_buttons(task, language),))
 
     async def _snooze(self, person: Person, span: str, task_id: str) -> Reply:
         when = SNOOZES.get(span)
         if span == LATER:  # a one-shot not yet due: an hour after its own time
             due = (await self._store().get(person.user_id, task_id)).next_run + LATER_BY
             when = f"{due.astimezone(ZoneInfo(person.timezone)):%Y-%m-%d %H:%M}"
+        language = _lang(person)
         if when is None:
-            return Reply(STALE)
+            return _stale(language)
         parsed = read_schedule(when, person.timezone, self._clock.now())
         task = await self._store().snooze(person.user_id, task_id, parsed)
-        when = said_once(task, parsed.description, person.timezone)
-        return Reply(f"😴 Snoozed: {task.description} — {when}.", (task_buttons(task),))
+        line = telling.line(task, person.timezone, language)
+        return Reply(
+            tr(language, "😴 Snoozed: {line}.", line=line), (task_buttons(task, language),)
+        )
 
     # ---- helpers -----------------------------------------------------------------------
 
@@ -370,11 +410,10 @@ def _owner(person: Person) -> Owner:
     return Owner(person.user_id, person.chat_id)
 
 
-def _confirm(task: Task, parsed: Parsed, zone: str) -> str:
-    note = f" ({parsed.note})" if parsed.note else ""
-    when = local_time(task.next_run, zone)
-    return f"✅ {task.id}: {task.description} — {parsed.description}; next {when}{note}"
+def _lang(person: Person) -> str:
+    """The language a command answers in: the person's, else English (commands are English)."""
+    return person.language or ENGLISH
 
 
-def _source(found: Found) -> str:
-    return f"note {found.id}" if found.kind == "note" else found.detail
+def _source(found: Found, language: str) -> str:
+    return tr(language, "note {id}", id=found.id) if found.kind == "note" else found.detail

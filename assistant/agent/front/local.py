@@ -18,9 +18,9 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from assistant.agent.approving.human import deleting, verb
 from assistant.agent.front.acting import Acting
 from assistant.agent.front.buttons import Button, Reply
-from assistant.agent.front.phrases import day, known_language, offset, say, spoken
 from assistant.agent.front.zones import set_zone
 from assistant.agent.person import Person
 from assistant.clock import Clock
@@ -28,6 +28,7 @@ from assistant.errors import ScheduleError
 from assistant.intents import Match, zone_of
 from assistant.intents.understanding import missing_time, understand
 from assistant.llm.types import AssistantMessage, Message, UserMessage
+from assistant.locales import dates, known_language, spoken, tr
 from assistant.memory.conversation import Conversations
 from assistant.memory.notes import Note
 from assistant.memory.people import People
@@ -35,9 +36,9 @@ from assistant.memory.questions import Question, Questions
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
-from assistant.tasks import Task
-from assistant.tools.builtin.tasks import task_line
+from assistant.tasks import Task, telling
 from assistant.tools.services import Services
+from assistant.tools.telling import refusal
 
 log = logging.getLogger(__name__)
 HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
@@ -103,7 +104,15 @@ class LocalFirst:
     def without_model(self, text: str, language: str = "") -> str:
         """What works with no model, and how to set one up, in the person's language (else
         the one of ``text``)."""
-        return say(spoken(language, text), "no_model", why=self._no_model)
+        return tr(
+            spoken(language, text),
+            "I have no language model, so I understood only what I can do without one: "
+            "reminders (“remind me in 10 minutes to stretch”, “every weekday at 6pm water the "
+            "plants”), notes (“note that the locker code is 4312”), your lists (“what are my "
+            "reminders”, “show my notes”), the time (“what time is it in Tokyo”) and the slash "
+            "commands (/help). For anything else, set up a model: {why}",
+            why=self._no_model,
+        )
 
     async def press(self, person: Person, data: str) -> Reply:
         """A time-of-day button under a reminder that named days but no time."""
@@ -111,13 +120,13 @@ class LocalFirst:
         key, _, clock = rest.partition(":")
         asked = await self._questions.pending(person.chat_id, person.user_id)
         if asked is None or asked.key != key or asked.kind != "which_time":
-            return Reply(say(asked.language if asked else "en", "expired"))
+            return Reply(_expired(asked.language if asked else "en"))
         return await self.complete(person, asked, f"{asked.data['when']} {clock}")
 
     async def complete(self, person: Person, asked: Question, when: str, what: str = "") -> Reply:
         """Finish the reminder a question waited for, once its answer has been read."""
         if not await self._questions.drop(person.chat_id, asked.key):
-            return Reply(say(asked.language, "expired"))
+            return Reply(_expired(asked.language))
         what = what or asked.data.get("what", "")
         reply = await self._remind(person, when, what, asked.language)
         await self._remember(person, f"{when} {what}", reply.text)
@@ -139,11 +148,11 @@ class LocalFirst:
         if found.intent == "set_language" and self._people is not None:
             language = known_language(slots["language"])
             await self._people.set_language(person.user_id, language or found.language)
-            return Reply(say(language or found.language, "lang_set"))
+            return Reply(tr(language or found.language, "I will answer you in English."))
         tool, arguments = _LOOKS[found.intent], {}
         if found.intent == "note":
             arguments = {"content": plain(slots["what"])}
-        return await self._acting.run(person, tool, arguments)
+        return await self._acting.run(person, tool, arguments, language)
 
     async def _time_and_zone(self, person: Person, found: Match) -> Reply:
         """The time here or in a place, or the person's zone set by a place's name."""
@@ -162,7 +171,7 @@ class LocalFirst:
         if found.intent == "remind_what":
             return await self._what_text(person, when, language)
         words = slots.get("what") or slots.get("todo", "")
-        what = say(language, "alarm") if found.intent == "alarm" else plain(words)
+        what = tr(language, "⏰ alarm") if found.intent == "alarm" else plain(words)
         return await self._remind(person, when, what, language)
 
     async def _remind(self, person: Person, when: str, what: str, language: str) -> Reply:
@@ -171,24 +180,34 @@ class LocalFirst:
         except ScheduleError as exc:
             if missing_time(exc):
                 return await self._which_time(person, when, what, language)
-            return Reply(str(exc))
+            return Reply(refusal(exc, language))
         if is_recurring(parsed.schedule):
             arguments = {"schedule": when, "description": what}
-            return await self._acting.run(person, "add_recurring_task", arguments)
-        return await self._acting.run(person, "add_reminder", {"when": when, "message": what})
+            return await self._acting.run(person, "add_recurring_task", arguments, language)
+        arguments = {"when": when, "message": what}
+        return await self._acting.run(person, "add_reminder", arguments, language)
 
     async def _which_time(self, person: Person, when: str, what: str, language: str) -> Reply:
         data = {"when": when, "what": what}
         asked = await self._ask_back(person, Question(person.user_id, "which_time", language, data))
         example = f"{when} 9:00"
-        text = say(language, "which_time", what=what, when=when, example=example)
+        text = tr(
+            language,
+            "At what time should I remind you of “{what}” ({when})? Pick one, or say it with "
+            "the time, e.g. “{example}”.",
+            what=what,
+            when=when,
+            example=example,
+        )
         return Reply(text, (tuple(Button(h, f"local:{asked.key}:{h}") for h in HOURS),))
 
     async def _what_text(self, person: Person, when: str, language: str) -> Reply:
         await self._ask_back(
             person, Question(person.user_id, "what_text", language, {"when": when})
         )
-        return Reply(say(language, "what_text", when=when))
+        return Reply(
+            tr(language, "What should I remind you of ({when})? Say it in a few words.", when=when)
+        )
 
     async def _ask_back(self, person: Person, question: Question) -> Question:
         return await self._questions.ask(person.chat_id, question)
@@ -202,21 +221,21 @@ class LocalFirst:
             t for t in mine if t.status in wanted and _names(item, f"{t.description} {t.id}")
         ]
         if not matching:
-            return Reply(say(language, "no_task", item=item))
+            return Reply(_no_task(language, item))
         if len(matching) > 1:
-            lines = [task_line(t, person.timezone) for t in matching[:PICK_AT_MOST]]
+            lines = [telling.line(t, person.timezone, language) for t in matching[:PICK_AT_MOST]]
             return await self._which(person, intent, [t.id for t in matching], lines, language)
         return await self._confirm_task(person, intent, matching[0], language)
 
     async def _confirm_task(self, person: Person, intent: str, task: Task, language: str) -> Reply:
-        action = f"{say(language, intent)} {task_line(task, person.timezone)}"
+        action = f"{verb(intent, language)} {telling.line(task, person.timezone, language)}"
         return await self._acting.confirm(person, intent, {"task_id": task.id}, action, language)
 
     async def _forget(self, person: Person, slots: Mapping[str, str], language: str) -> Reply:
         """Delete a note named by its number or its words: always confirmed first."""
         notes = self._services.notes
         if notes is None:
-            return Reply(say(language, "no_note", item=""))
+            return Reply(_no_note(language, ""))
         if number := slots.get("number"):
             found = await notes.get(person.user_id, int(number.lstrip("#№")))
             matching = [found] if found else []
@@ -224,7 +243,7 @@ class LocalFirst:
             mine = await notes.list_notes(person.user_id, NOTES_LOOKED_AT)
             matching = [n for n in mine if _names(slots["item"], n.content)]
         if not matching:
-            return Reply(say(language, "no_note", item=number or slots.get("item", "")))
+            return Reply(_no_note(language, number or slots.get("item", "")))
         if len(matching) > 1:
             lines = [f"{n.id}: “{_cut(n.content)}”" for n in matching[:PICK_AT_MOST]]
             ids = [str(n.id) for n in matching]
@@ -232,7 +251,7 @@ class LocalFirst:
         return await self._confirm_note(person, matching[0], language)
 
     async def _confirm_note(self, person: Person, note: Note, language: str) -> Reply:
-        action = f"{say(language, 'delete_note')} {note.id}: “{_cut(note.content)}”"
+        action = deleting(note.id, _cut(note.content), language)
         return await self._acting.confirm(
             person, "delete_note", {"note_id": note.id}, action, language
         )
@@ -246,12 +265,13 @@ class LocalFirst:
         asked = await self._ask_back(person, Question(person.user_id, "which_task", language, data))
         listed = "\n".join(f"{n}. {line}" for n, line in enumerate(lines, 1))
         buttons = tuple(Button(str(n), f"pick:{asked.key}:{i}") for n, i in enumerate(ids, 1))
-        return Reply(f"{say(language, 'which_one')}\n{listed}", (buttons,))
+        which = tr(language, "Which one? Say its number, or press it.")
+        return Reply(f"{which}\n{listed}", (buttons,))
 
     async def chosen(self, person: Person, asked: Question, chosen: str) -> Reply:
         """The task or note the person picked from a list: confirmed as if named alone."""
         if not await self._questions.drop(person.chat_id, asked.key):
-            return Reply(say(asked.language, "expired"))
+            return Reply(_expired(asked.language))
         intent, language = asked.data["intent"], asked.language
         if intent == "delete_note":
             notes = self._services.notes
@@ -261,12 +281,12 @@ class LocalFirst:
                 else None
             )
             if note is None:
-                return Reply(say(language, "no_note", item=chosen))
+                return Reply(_no_note(language, chosen))
             return await self._confirm_note(person, note, language)
         tasks = self._services.tasks
         task = await tasks.get(person.user_id, chosen) if tasks else None
         if task is None:
-            return Reply(say(language, "no_task", item=chosen))
+            return Reply(_no_task(language, chosen))
         return await self._confirm_task(person, intent, task, language)
 
     async def press_pick(self, person: Person, data: str) -> Reply:
@@ -274,33 +294,47 @@ class LocalFirst:
         _, key, chosen = [*data.split(":", 2), "", ""][:3]
         asked = await self._questions.pending(person.chat_id, person.user_id)
         if asked is None or asked.key != key or asked.kind != "which_task":
-            return Reply(say(asked.language if asked else "en", "expired"))
+            return Reply(_expired(asked.language if asked else "en"))
         return await self.chosen(person, asked, chosen)
 
     async def press_note(self, person: Person, data: str) -> Reply:
         """A note's 🗑 button: the note is deleted through the tool, audited."""
         number = data.rpartition(":")[2]
         if not number.isdecimal():
-            return Reply(say("en", "expired"))
+            return Reply(_expired("en"))
         return await self._acting.run(person, "delete_note", {"note_id": int(number)})
 
     def _time(self, zone: str, language: str) -> str:
         local = self._clock.now().astimezone(ZoneInfo(zone))
-        return say(
-            language, "time_here", clock=f"{local:%H:%M}", day=day(local, language), zone=zone
+        return tr(
+            language,
+            "It is {clock} on {day} ({zone}).",
+            clock=dates.clock(local, language),
+            day=dates.day(local, language),
+            zone=zone,
         )
 
     def _time_in(self, mine: str, place: str, language: str) -> str:
         zone = zone_of(place)
         if zone is None:
-            return say(language, "unknown_place", place=place)
+            return tr(
+                language,
+                "I do not know where “{place}” is. Name a city or a country, e.g. “what time "
+                "is it in Tokyo”.",
+                place=place,
+            )
         now = self._clock.now()
         there, here = now.astimezone(ZoneInfo(zone)), now.astimezone(ZoneInfo(mine))
         gap = _offset_minutes(there) - _offset_minutes(here)
-        return say(
-            language, "time_in", place=place, clock=f"{there:%H:%M}", day=day(there, language),
-            zone=zone, offset=offset(gap, language),
-        )  # fmt: skip
+        return tr(
+            language,
+            "In {place} it is {clock} on {day} ({zone}); {offset}.",
+            place=place,
+            clock=dates.clock(there, language),
+            day=dates.day(there, language),
+            zone=zone,
+            offset=dates.offset(gap, language),
+        )
 
     async def _remember(self, person: Person, text: str, reply: str) -> None:
         """The exchange joins the conversation, so the model later knows what was done."""
@@ -336,3 +370,15 @@ def _cut(text: str, limit: int = 80) -> str:
 
 def _stems(text: str) -> list[str]:
     return re.findall(r"[^\W_]+", text.casefold().replace("ё", "е"))
+
+
+def _expired(language: str) -> str:
+    return tr(language, "That question has expired; say the reminder again with its time.")
+
+
+def _no_task(language: str, item: str) -> str:
+    return tr(language, "None of your tasks matches “{item}”. /tasks lists them.", item=item)
+
+
+def _no_note(language: str, item: str) -> str:
+    return tr(language, "None of your notes matches “{item}”. /notes lists them.", item=item)

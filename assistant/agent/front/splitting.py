@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from assistant.agent.front.phrases import language_of
 from assistant.clock import shorten
 from assistant.errors import ScheduleError
+from assistant.locales import language_of
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 

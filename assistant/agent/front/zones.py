@@ -6,10 +6,10 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from assistant.agent.front.buttons import Reply
-from assistant.agent.front.phrases import say
 from assistant.agent.person import Person
 from assistant.clock import Clock, zone_or_none
 from assistant.intents import zone_of
+from assistant.locales import dates, ntr, tr
 from assistant.memory.people import People
 from assistant.tasks import TaskStore
 
@@ -32,7 +32,17 @@ async def set_zone(
     if tasks is not None and zone != person.timezone:
         moved = await tasks.rezone(person.user_id, person.timezone, zone, clock.now())
     local = clock.now().astimezone(ZoneInfo(zone))
-    text = say(language, "zone_set", zone=zone, clock=f"{local:%H:%M}")
+    text = tr(
+        language,
+        "Timezone set to {zone}; it is {clock} there now.",
+        zone=zone,
+        clock=dates.clock(local, language),
+    )
     if moved:
-        text += " " + say(language, "zone_moved", count=str(moved))
+        text += " " + ntr(
+            language,
+            "{n} task moved to it, at the same time of day.",
+            "{n} tasks moved to it, each at the same time of day.",
+            moved,
+        )
     return Reply(text)

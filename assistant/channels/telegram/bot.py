@@ -53,7 +53,7 @@ from assistant.agent.approving.approver import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.front.buttons import Button, notice_buttons
 from assistant.agent.front.chats import ChatQueues
-from assistant.agent.front.commands import MENU
+from assistant.agent.front.commands import menu
 from assistant.channels.telegram.durations import seconds
 from assistant.channels.telegram.entities import Rendered
 from assistant.channels.telegram.handlers import Handlers
@@ -67,6 +67,7 @@ from assistant.errors import (
     RunError,
     StartupError,
 )
+from assistant.locales import tr
 from assistant.scheduler import Notice
 
 log = logging.getLogger(__name__)
@@ -164,7 +165,7 @@ class TelegramChannel:
         app.add_handler(CallbackQueryHandler(handlers.button))
         try:
             await self.application.initialize()
-            commands = [BotCommand(name, about[:256]) for name, about in MENU.items()]
+            commands = [BotCommand(name, about[:256]) for name, about in menu().items()]
             await self.api.set_my_commands(commands)
         except InvalidToken:
             raise StartupError(
@@ -280,8 +281,8 @@ class TelegramChannel:
         above it (a long program, a big body), never cut."""
         buttons = (
             (
-                Button("✅ Approve once", f"approve:{pending.token}"),
-                Button("✖ Deny", f"deny:{pending.token}"),
+                Button(tr(pending.language, "✅ Approve once"), f"approve:{pending.token}"),
+                Button(tr(pending.language, "✖ Deny"), f"deny:{pending.token}"),
             ),
         )
         until = pending.expires_at.strftime("%H:%M UTC")
@@ -294,7 +295,8 @@ class TelegramChannel:
                 filename=f"approval-{pending.token}.txt",
             )
             shown = _summary(pending)
-        text = f"⚠️ Approval needed:\n{shown}\nUnanswered, it is refused at {until}."
+        text = tr(pending.language, "⚠️ Approval needed:\n{action}\nUnanswered, it is refused at "
+                  "{until}.", action=shown, until=until)  # fmt: skip
         return await self.send(pending.chat_id, text, buttons)
 
     async def close(self, pending: Pending, outcome: str) -> None:

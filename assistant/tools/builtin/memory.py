@@ -6,11 +6,11 @@ from typing import Literal
 
 from assistant.memory.notes import Found
 from assistant.tools.services import need, services_of
-from assistant.tools.tool import ToolContext, tool
+from assistant.tools.tool import Made, ToolContext, tool
 
 
 @tool
-async def save_note(context: ToolContext, content: str, tags: list[str] | None = None) -> str:
+async def save_note(context: ToolContext, content: str, tags: list[str] | None = None) -> Made:
     """Save a note for the user to find later.
 
     Args:
@@ -20,7 +20,7 @@ async def save_note(context: ToolContext, content: str, tags: list[str] | None =
     notes = need(services_of(context).notes, "note keeping")
     note = await notes.add(context.user_id, content, tags or ())
     tagged = f" [{', '.join(note.tags)}]" if note.tags else ""
-    return f"Saved note {note.id}{tagged}."
+    return Made(f"Saved note {note.id}{tagged}.", note)
 
 
 @tool(read_only=True)
@@ -60,7 +60,7 @@ async def list_notes(context: ToolContext, limit: int = 10) -> list[str]:
 
 
 @tool
-async def delete_note(context: ToolContext, note_id: int) -> str:
+async def delete_note(context: ToolContext, note_id: int) -> Made:
     """Delete one of the user's notes.
 
     Args:
@@ -68,7 +68,7 @@ async def delete_note(context: ToolContext, note_id: int) -> str:
     """
     notes = need(services_of(context).notes, "note keeping")
     note = await notes.delete(context.user_id, note_id)
-    return f"Deleted note {note.id}: {note.content[:80]}"
+    return Made(f"Deleted note {note.id}: {note.content[:80]}", note)
 
 
 def _cite(found: Found, context: ToolContext) -> str:

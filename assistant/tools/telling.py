@@ -1,0 +1,64 @@
+"""What a tool did, told to the person in their language: from the value it made (a task, a
+note) or the reason it refused, never from the English it wrote for the model."""
+
+from __future__ import annotations
+
+from assistant.errors import ModelError, ScheduleError, TaskNotFoundError
+from assistant.locales import tr
+from assistant.memory.notes import Note
+from assistant.tasks import Task, telling
+from assistant.tools.executor import ToolResult
+
+
+def told(result: ToolResult, language: str, zone: str) -> str:
+    """The person's line for one result; a tool with no words of its own keeps its text."""
+    if isinstance(result.value, ModelError):
+        return refused(result.value, language, result.content)
+    if isinstance(result.value, Task):
+        return _task(result.name, result.value, language, zone)
+    if isinstance(result.value, Note):
+        return _note(result.name, result.value, language)
+    return result.content
+
+
+def _task(tool: str, task: Task, language: str, zone: str) -> str:
+    line = telling.line(task, zone, language)
+    if tool == "cancel_task":
+        return tr(language, "Cancelled {line}", line=line)
+    if tool == "pause_task":
+        return tr(language, "Paused {line}", line=line)
+    if tool == "resume_task":
+        return tr(language, "Resumed {line}", line=line)
+    if tool == "edit_task":
+        return tr(language, "✏️ Changed {line}", line=line)
+    return telling.made(task, zone, language)
+
+
+def _note(tool: str, note: Note, language: str) -> str:
+    if tool == "delete_note":
+        return tr(language, "Deleted note {id}: “{words}”", id=note.id, words=note.content[:80])
+    return tr(language, "Saved note {id}.", id=note.id)
+
+
+def refused(error: ModelError, language: str, english: str = "") -> str:
+    """Why a request was refused, in the person's language where its reason is known."""
+    if isinstance(error, ScheduleError):
+        return refusal(error, language)
+    if isinstance(error, TaskNotFoundError):
+        return tr(language, "You have no task {id}; /tasks lists yours.", id=error.task_id)
+    return english or str(error)  # worded for the person already, in English
+
+
+def refusal(error: ScheduleError, language: str) -> str:
+    """Why a time could not be read, in the person's words (the English for the model aside)."""
+    text = error.text or error.words
+    reasons = {
+        "past": tr(language, "“{text}” is in the past; say a time still to come.", text=text),
+        "too_far": tr(language, "“{text}” is too far ahead: ten years at most.", text=text),
+        "too_frequent": tr(language, "“{text}” is too often: once a minute at most.", text=text),
+        "unknown_zone": tr(language, "I do not know the time zone in “{text}”.", text=text),
+        "no_time": tr(language, "“{text}” names no time: add one, e.g. “at 9:00”.", text=text),
+    }
+    if error.reason in reasons and text:
+        return reasons[error.reason]
+    return str(error)  # its own words: the accepted forms, the hour to choose
