@@ -26,9 +26,10 @@ def known_language(code: str) -> str:
     ""."""
     said = code.strip().casefold().replace("_", "-")
     packs = current()
-    for language, words in packs.words.items():
-        if said in (name.casefold() for name in words.get("names", [])):
-            return language
+    for words in packs.words.values():
+        for name, language in words.get("language_names", {}).items():
+            if said == name.casefold():
+                return str(language)
     short = said.split("-")[0]
     return short if packs.get(short) is not None else ""
 

@@ -4,7 +4,7 @@ note) or the reason it refused, never from the English it wrote for the model.""
 from __future__ import annotations
 
 from assistant.errors import ModelError, ScheduleError, TaskNotFoundError
-from assistant.locales import tr
+from assistant.locales import ntr, tr
 from assistant.memory.notes import Note
 from assistant.tasks import Task, telling
 from assistant.tools.executor import ToolResult
@@ -18,6 +18,8 @@ def told(result: ToolResult, language: str, zone: str) -> str:
         return _task(result.name, result.value, language, zone)
     if isinstance(result.value, Note):
         return _note(result.name, result.value, language)
+    if isinstance(result.value, tuple):
+        return _listed(result.value, language, zone)
     return result.content
 
 
@@ -51,14 +53,24 @@ def refused(error: ModelError, language: str, english: str = "") -> str:
 
 def refusal(error: ScheduleError, language: str) -> str:
     """Why a time could not be read, in the person's words (the English for the model aside)."""
-    text = error.text or error.words
     reasons = {
-        "past": tr(language, "“{text}” is in the past; say a time still to come.", text=text),
-        "too_far": tr(language, "“{text}” is too far ahead: ten years at most.", text=text),
-        "too_frequent": tr(language, "“{text}” is too often: once a minute at most.", text=text),
-        "unknown_zone": tr(language, "I do not know the time zone in “{text}”.", text=text),
-        "no_time": tr(language, "“{text}” names no time: add one, e.g. “at 9:00”.", text=text),
+        "past": tr(language, "That time is in the past; say a time still to come."),
+        "too_far": tr(language, "That is too far ahead: ten years at most."),
+        "too_frequent": tr(language, "That is too often: once a minute at most."),
+        "unknown_zone": tr(language, "I do not know that time zone."),
+        "no_time": tr(language, "That names no time: add one, e.g. “at 9:00”."),
     }
-    if error.reason in reasons and text:
+    if error.reason in reasons:
         return reasons[error.reason]
     return str(error)  # its own words: the accepted forms, the hour to choose
+
+
+def _listed(items: tuple[object, ...], language: str, zone: str) -> str:
+    """A list tool's tasks or notes, a line each."""
+    tasks = [telling.line(i, zone, language) for i in items if isinstance(i, Task)]
+    notes = [f"{i.id}. {i.content[:200]}" for i in items if isinstance(i, Note)]
+    if tasks:
+        return "\n".join([ntr(language, "{n} task", "{n} tasks", len(tasks)) + ":", *tasks])
+    if notes:
+        return "\n".join(notes)
+    return tr(language, "Nothing yet.")

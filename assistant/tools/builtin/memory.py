@@ -46,7 +46,7 @@ async def search_memory(
 
 
 @tool(read_only=True)
-async def list_notes(context: ToolContext, limit: int = 10) -> list[str]:
+async def list_notes(context: ToolContext, limit: int = 10) -> Made:
     """List the user's latest notes with their ids.
 
     Args:
@@ -54,9 +54,8 @@ async def list_notes(context: ToolContext, limit: int = 10) -> list[str]:
     """
     notes = need(services_of(context).notes, "note keeping")
     listed = await notes.list_notes(context.user_id, max(1, min(limit, 50)))
-    return [f"note {n.id} ({n.created_at:%Y-%m-%d}): {n.content}" for n in listed] or [
-        "No notes yet."
-    ]
+    lines = [f"note {n.id} ({n.created_at:%Y-%m-%d}): {n.content}" for n in listed]
+    return Made("\n".join(lines or ["No notes yet."]), tuple(listed))
 
 
 @tool

@@ -155,13 +155,12 @@ def read_only_tools(context: ToolContext) -> set[str]:
 
 
 @tool(read_only=True)
-async def list_tasks(context: ToolContext) -> list[str]:
+async def list_tasks(context: ToolContext) -> Made:
     """List the user's active and paused tasks with their ids and next runs."""
     _, store = _store(context)
     tasks = await store.list_tasks(context.user_id)
-    if not tasks:
-        return ["You have no tasks."]
-    return [task_line(task, context.timezone) for task in tasks]
+    lines = [task_line(task, context.timezone) for task in tasks] or ["You have no tasks."]
+    return Made("\n".join(lines), tuple(tasks))
 
 
 @tool
