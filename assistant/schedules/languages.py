@@ -30,4 +30,9 @@ def _longest(packs: locales.Packs) -> int:  # once a set of packs
 
 def joining() -> frozenset[str]:
     """Words of every language that join a schedule's parts but name nothing on their own."""
+    return _joining(locales.current())
+
+
+@cache
+def _joining(packs: locales.Packs) -> frozenset[str]:  # once a set of packs
     return frozenset(words.listed("schedule_joining"))

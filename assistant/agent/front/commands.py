@@ -22,6 +22,7 @@ from assistant.agent.front.buttons import (
     zone_buttons,
 )
 from assistant.agent.front.splitting import Reading, split
+from assistant.agent.front.welcome import hello, help_text, which_zone
 from assistant.agent.front.zones import set_zone
 from assistant.agent.person import Person
 from assistant.clock import Clock
@@ -39,28 +40,6 @@ from assistant.schedules.schedule import is_recurring
 from assistant.tasks import NewTask, Owner, TaskStore, telling
 from assistant.tools.services import Services, need
 from assistant.tools.telling import refused
-
-
-def menu(language: str = ENGLISH) -> dict[str, str]:
-    """The commands and what each does, in ``language``."""
-    return {
-        "start": tr(language, "say hello and set things up"),
-        "help": tr(language, "what I can do"),
-        "tasks": tr(language, "your reminders and tasks, with buttons"),
-        "remind": tr(language, "/remind <when> <text>: a reminder"),
-        "every": tr(language, "/every <schedule> <text>: a recurring reminder"),
-        "edit": tr(language, "/edit <id> <when and/or text>: change a task"),
-        "cancel": tr(language, "/cancel <id>: cancel a task"),
-        "notes": tr(language, "your latest notes"),
-        "note": tr(language, "/note <text>: save a note"),
-        "search": tr(language, "/search <words>: search notes and past chats"),
-        "tz": tr(language, "/tz <city or Area/City>: set your timezone"),
-        "lang": tr(language, "/lang en|ru: the language I answer you in"),
-        "clear": tr(language, "start the conversation afresh (notes and tasks stay)"),
-        "stop": tr(language, "stop what I am doing"),
-        "audit": tr(language, "the tools I used lately"),
-        "export": tr(language, "your notes, tasks and conversations as files"),
-    }
 
 
 def _stale(language: str) -> Reply:
@@ -161,22 +140,13 @@ class Commands:
 
     async def _start(self, person: Person, rest: str) -> Reply:
         profile, language = await self._people.get(person.user_id), _lang(person)
-        hello = tr(language, "Hello, {name}!", name=person.name) if person.name else ""
-        hello += tr(language, "Hello!") if not person.name else ""
-        hello += " " + tr(language, "I keep your reminders and tasks, notes, and answer "
-                          "questions with my tools. /help shows the commands.")  # fmt: skip
         if profile.timezone is not None:
-            return Reply(hello)
-        hello += "\n\n" + tr(language, "Which time zone are you in? Press yours, share your "
-                             "location, or send a city: /tz Berlin.")  # fmt: skip
-        return Reply(hello, zone_buttons(self._default_zone))
+            return Reply(hello(person.name, language))
+        said = f"{hello(person.name, language)}\n\n{which_zone(language)}"
+        return Reply(said, zone_buttons(self._default_zone))
 
     async def _help(self, person: Person, rest: str) -> Reply:
-        language = _lang(person)
-        lines = [f"/{name} — {about}" for name, about in menu(language).items()]
-        example = tr(language, "remind me in 20 minutes to take the pizza out")
-        lines.append("\n" + tr(language, "Or just write: “{example}”.", example=example))
-        return Reply("\n".join(lines))
+        return Reply(help_text(_lang(person)))
 
     async def _tasks(self, person: Person, rest: str, page: int = 0) -> Reply:
         tasks, language = await self._store().list_tasks(person.user_id), _lang(person)

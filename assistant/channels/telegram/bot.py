@@ -53,7 +53,7 @@ from assistant.agent.approving.approver import Pending
 from assistant.agent.channel import Assistant
 from assistant.agent.front.buttons import Button, notice_buttons
 from assistant.agent.front.chats import ChatQueues
-from assistant.agent.front.commands import menu
+from assistant.agent.front.welcome import menu
 from assistant.channels.telegram.durations import seconds
 from assistant.channels.telegram.entities import Rendered
 from assistant.channels.telegram.handlers import Handlers
