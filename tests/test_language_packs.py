@@ -16,7 +16,7 @@ from assistant import locales
 from assistant.agent import Person
 from assistant.app.runtime import compose
 from assistant.clock import FakeClock
-from assistant.locales import Packs, ntr, tr
+from assistant.locales import Packs, ntr, tr, words
 from assistant.locales.dates import moment
 from assistant.locales.extraction import template
 from assistant.scheduler import Notice
@@ -183,3 +183,17 @@ async def test_a_whole_russian_conversation_has_no_english_word(tmp_path):
     english = {line: english_words(text, ids) for line, text in said if line != "/audit"}
     found = {line: words for line, words in english.items() if words}
     assert found == {}, "\n".join(f"{line}: {words}" for line, words in found.items())
+
+
+def test_every_words_file_keeps_its_lists_at_the_top_and_its_tables_whole():
+    """A list written after a table's header would silently join that table (TOML): each
+    pack's lists are read at the top, and each table maps words to words."""
+    for pack in locales.current().all:
+        found = pack.toml("words.toml")
+        for key, value in found.items():
+            if isinstance(value, dict):
+                assert all(isinstance(v, str) for v in value.values()), f"{pack.code}: [{key}]"
+            else:
+                assert isinstance(value, (str, list)), f"{pack.code}: {key}"
+    assert "через" in words.listed("schedule_joining")
+    assert "pls" in words.listed("tails") and "пжлст" in words.listed("tails")

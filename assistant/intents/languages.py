@@ -15,8 +15,8 @@ from assistant.intents.templates import Ending, Graph
 from assistant.locales import words
 
 INTENTS = frozenset(
-    {"remind", "remind_what", "alarm", "note", "list_tasks", "list_notes", "time_here",
-     "time_in", "cancel_task", "pause_task", "resume_task", "delete_note", "set_zone",
+    {"remind", "remind_before", "remind_what", "alarm", "note", "list_tasks", "list_notes",
+     "time_here", "time_in", "cancel_task", "pause_task", "resume_task", "delete_note", "set_zone",
      "set_language"}
 )  # fmt: skip
 

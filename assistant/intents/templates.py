@@ -24,6 +24,8 @@ BOUNDED = {
     "place": 4,
     "number": 1,
     "language": 2,
+    "lead": 4,
+    "event": 8,
 }  # the longest each bounded slot may be, in words
 
 

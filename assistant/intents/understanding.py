@@ -4,6 +4,7 @@ language (a time, or days waiting for a time) and the table of places."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -11,14 +12,15 @@ from assistant.errors import ScheduleError
 from assistant.intents.languages import fillers, language_names, matcher, subjects
 from assistant.intents.matcher import Check, Match
 from assistant.intents.places import zone_of
-from assistant.schedules.parse import read_schedule
+from assistant.locales import words
+from assistant.schedules.parse import read_schedule, read_span
 from assistant.schedules.schedule import is_recurring
 from assistant.schedules.words import may_be_schedule
 
 Reading = Literal["once", "recurring", "no time", "no"]
 ACTS = frozenset(
-    {"remind", "remind_what", "alarm", "note", "cancel_task", "pause_task", "resume_task",
-     "delete_note", "set_zone", "set_language"}
+    {"remind", "remind_before", "remind_what", "alarm", "note", "cancel_task", "pause_task",
+     "resume_task", "delete_note", "set_zone", "set_language"}
 )  # fmt: skip  # they change something
 _POLITE = re.compile(
     r"(?:hey,? |please,? )?(?:can|could|would|will) you\b"
@@ -39,13 +41,26 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         "todo": lambda value: says_something(value) and _asks(value),
         "number": lambda value: value.lstrip("#№").isdecimal(),
         "language": lambda value: value.casefold() in language_names(),
+        "lead": lambda value: read_span(value, zone, now) is not None,
+        "event": lambda value: says_something(value) and not _verbs(value),
     }
     found = matcher().match(text, checks)
     if found is None or (found.intent in ACTS and _questioned(text)):
         return None
     if found.intent == "set_zone" and zone_of(found.slots["place"]) is None:
         return None  # "I'm in Trouble" names no place: left to the model
-    return found
+    return _repeated(found, text)
+
+
+def _repeated(found: Match, text: str) -> Match:
+    """«напоминай через день»: after a verb that asks for a repeat, the pack's repeating
+    meaning of the schedule's words (every other day, not in a day)."""
+    when = found.slots.get("when", "")
+    meaning = words.table("schedule_repeating").get(when.casefold())
+    verbs = set(words.listed("repeating_verbs"))
+    if meaning is None or not verbs.intersection(text.casefold().split()):
+        return found
+    return replace(found, slots={**found.slots, "when": meaning})
 
 
 def reads(value: str, zone: str, now: datetime, min_interval: timedelta) -> Reading:
@@ -83,6 +98,13 @@ def _asks(value: str) -> bool:
     first = re.findall(r"[^\W_]+(?:'[^\W_]+)?", value.casefold())[:1]
     word = first[0] if first else ""
     return word.isalpha() and word not in subjects() and word not in fillers()
+
+
+def _verbs(value: str) -> bool:
+    """Whether an event's words hold a verb of the request ("встречи взять"), by the
+    infinitive endings each language pack lists."""
+    endings = tuple(words.listed("verb_endings"))
+    return bool(endings) and any(w.endswith(endings) for w in value.casefold().split())
 
 
 def _ends_well(value: str) -> bool:

@@ -13,7 +13,7 @@ from typing import Literal
 from assistant.clock import Clock
 from assistant.db import Database
 
-QuestionKind = Literal["which_time", "what_text", "which_task"]
+QuestionKind = Literal["which_time", "what_text", "which_task", "event_time"]
 LASTS = timedelta(minutes=30)
 
 

@@ -100,13 +100,35 @@ def _day(reading: Reading, rest: str, tz: ZoneInfo, clock: time) -> tuple[date, 
     offsets = {"today": 0, "tomorrow": 1, "day after tomorrow": 2}
     if rest in offsets:
         return today + timedelta(days=offsets[rest]), ""
+    if (found := _weekday(rest, today, passed)) is not None:
+        return found, ""
+    return _calendar_day(reading, rest, today, passed)
+
+
+def _weekday(rest: str, today: date, passed: bool) -> date | None:
+    """``friday``, ``next friday``, ``wednesday next week``, ``the fourth thursday in
+    november``: the day it names from ``today``, else None."""
     prefix, _, name = rest.rpartition(" ")
     if (wd := vocabulary.weekday(name)) is not None and prefix in ("", "next", "this"):
         ahead = (wd - today.weekday()) % 7
         if ahead == 0 and (passed or prefix == "next"):
             ahead = 7
-        return today + timedelta(days=ahead), ""
-    return _calendar_day(reading, rest, today, passed)
+        return today + timedelta(days=ahead)
+    if (wd := _next_week_day(rest)) is not None:  # wednesday of next week
+        return today + timedelta(days=7 - today.weekday() + wd)
+    if nth := vocabulary.nth_weekday(rest):
+        found = nth.next_on_or_after(today)
+        return found if found > today or not passed else nth.in_year(today.year + 1)
+    return None
+
+
+def _next_week_day(rest: str) -> int | None:
+    """``next week on wednesday``, ``wednesday next week``: the weekday, else None."""
+    words = [w for w in rest.split() if w != "on"]
+    if len(words) != 3 or "next" not in words or "week" not in words:
+        return None
+    day = words[0] if words[1:] == ["next", "week"] else words[2]
+    return vocabulary.weekday(day) if words[:2] == ["next", "week"] or day == words[0] else None
 
 
 def _calendar_day(

@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from assistant.errors import ScheduleError
-from assistant.schedules import bounds
+from assistant.schedules import bounds, vocabulary
 from assistant.schedules.oneshot import ONCE_FORMS, parse_once
 from assistant.schedules.parsed import MIN_INTERVAL, Parsed, Reading, check_length, zone_named
 from assistant.schedules.recurring import RECURRING_FORMS, parse_recurring
@@ -47,6 +47,14 @@ def read_schedule(
             return parse_recurring(text, zone, now, min_interval, canonical)
         except ScheduleError as recurring_error:
             raise _clearer(once_error, recurring_error) from None
+
+
+def read_span(text: str, zone: str, now: datetime) -> int | None:
+    """How long ``text`` says ("30 minutes", "an hour", "час"), in seconds; None if it says
+    no span of time."""
+    words = rewrite(text, zone, now).text
+    seconds = vocabulary.duration(words) or vocabulary.duration(f"1 {words}")
+    return seconds if seconds and seconds > 0 else None
 
 
 def _bounded(

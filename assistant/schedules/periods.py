@@ -13,7 +13,7 @@ from assistant.schedules.schedule import Cron, next_after
 
 _DAYS = re.compile(r"(?:every|each)\s+(\d+)(?:\s+days?|(?:st|nd|rd|th)\s+day)")
 _MONTHS = re.compile(
-    r"(?:every|each)\s+(\d+)\s+months?\s+(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?"
+    r"(?:every|each)\s+(\d+)(?:\s+months?|(?:st|nd|rd|th)\s+month)\s+(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?"
     r"|(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+of\s+every\s+(\d+)\s+months?"
 )
 WORK_HOURS = " during work hours"

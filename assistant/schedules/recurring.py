@@ -39,20 +39,21 @@ ALIASES = {
 # Runs sampled to check a cron expression against a minimum interval above one minute.
 CRON_SAMPLE = 50
 _CRON_FIELD = re.compile(r"(?:\*|\d+|[a-z]{3})(?:-(?:\d+|[a-z]{3}))?(?:/\d+)?")
+# One day of the month or several: "the 4th", "the 4th and 10th", "1st, 15th".
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_DAYS = rf"({_DAY}(?:(?:\s*,\s*|\s+)(?:and\s+)?(?:the\s+)?{_DAY})*)"
 _MONTH_DAY = re.compile(
-    r"(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+)?of\s+(?:every|each|the)\s+month"
-    r"|(?:(?:every\s+|each\s+)?month|monthly)\s+on\s+the\s+(\d{1,2})(?:st|nd|rd|th)?"
+    rf"(?:on\s+)?(?:the\s+)?{_DAYS}\s+(?:days?\s+)?of\s+(?:every|each|the)\s+month"
+    rf"|(?:(?:every\s+|each\s+)?month|monthly)\s+on\s+(?:the\s+)?{_DAYS}"
 )
-_YEARLY = re.compile(r"(?:(?:every\s+)?year|yearly|annually)\s+on\s+(.+)|(.+?)\s+every\s+year")
+_YEARLY = re.compile(
+    r"(?:(?:every\s+)?year|yearly|annually)\s+(?:on\s+)?(.+)|(.+?)\s+(?:every|each)\s+year"
+)
 _DAY_LIST_SPLIT = re.compile(r"\s*(?:,|&|/|\band\b|\s)\s*")
 _DAILY = ("day", "daily", "everyday", "days")
-_ORDINALS = {
-    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
-    "fifth": 5, "5th": 5, "last": -1,
-}  # fmt: skip
 _SPOKEN = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"}
 _MONTH_FILLER = frozenset(
-    {"every", "each", "on", "the", "of", "month", "months", "monthly", "a", "in"}
+    {"every", "each", "on", "the", "of", "month", "months", "monthly", "a", "in", "at"}
 )
 _WEEKDAYS = ("weekday", "weekdays", "workday", "workdays")
 _WEEKENDS = ("weekend", "weekends", "weekend day", "weekend days")
@@ -217,7 +218,7 @@ def _interval(reading: Reading, t: str) -> Parsed:
     if window and seconds:
         return periods.work_hours(reading, seconds)
     if seconds is None:
-        if _names_days(reading, body):
+        if _names_days(reading, body) or _names_days(reading, t):
             raise reading.fail(
                 "it says which days but not at what time, as in 'daily 9am'", "no_time"
             )
@@ -240,11 +241,13 @@ def _interval(reading: Reading, t: str) -> Parsed:
 
 
 def _names_days(reading: Reading, body: str) -> bool:
+    midnight = vocabulary.TimeOfDay(0, 0, 0, 0)
     try:
-        _calendar(reading, body, vocabulary.TimeOfDay(0, 0, 0, 0))
+        return periods.counted(reading, body, midnight) is not None or bool(
+            _calendar(reading, body, midnight)
+        )
     except ScheduleError:
         return False
-    return True
 
 
 def _calendar(reading: Reading, rest: str, tod: vocabulary.TimeOfDay) -> tuple[str, str]:
@@ -293,9 +296,12 @@ def _all_but(rest: str) -> list[int]:
 def _dated(reading: Reading, rest: str, tod: vocabulary.TimeOfDay) -> tuple[str, str] | None:
     """A day of every month (``15th``, ``first friday``, ``last day``) or of every year."""
     if match := _MONTH_DAY.fullmatch(rest):
-        return _monthly(reading, int(match[1] or match[2]), tod)
+        days = [int(day) for day in re.findall(r"\d+", match[1] or match[2])]
+        return _monthly(reading, days, tod)
     if found := _nth_of_month(rest):
         return _nth(found, tod)
+    if nth := vocabulary.nth_weekday(rest):  # every fourth thursday in november
+        return _yearly_weekday(nth, tod)
     if match := _YEARLY.fullmatch(rest):
         return _yearly(reading, match[1] or match[2], tod)
     if _a_day_of_the_year(rest):  # every july 4th
@@ -331,9 +337,10 @@ def _nth_of_month(rest: str) -> tuple[tuple[int, ...], int | None] | None:
     """``first friday of every month``, ``every 2nd tuesday``, ``last day of the month``: which
     one (-1 for the last) and the weekday (None for a day of the month)."""
     kept = [w for w in rest.replace(",", " ").split() if w not in _MONTH_FILLER and w != "and"]
-    if len(kept) < 2 or any(w not in _ORDINALS for w in kept[:-1]):
+    if len(kept) < 2 or any(w not in vocabulary.ORDINALS for w in kept[:-1]):
         return None
-    which = tuple(sorted({_ORDINALS[w] for w in kept[:-1]}, key=lambda n: n if n > 0 else 9))
+    ordinals = {vocabulary.ORDINALS[w] for w in kept[:-1]}
+    which = tuple(sorted(ordinals, key=lambda n: n if n > 0 else 9))
     if kept[-1] == "day":
         return (which, None) if which == (-1,) else None
     day = vocabulary.weekday(kept[-1])
@@ -351,15 +358,20 @@ def _nth(found: tuple[tuple[int, ...], int | None], tod: vocabulary.TimeOfDay) -
     return f"{at} * * {fields}", f"on the {spoken} {name} of every month at {tod}"
 
 
-def _monthly(reading: Reading, day: int, tod: vocabulary.TimeOfDay) -> tuple[str, str]:
-    if not 1 <= day <= 31:
-        raise reading.fail(f"a month has no day {day}")
-    note = " (skipped in months without one)" if day > 28 else ""
-    said = f"on the {vocabulary.ordinal(day)} of every month at {tod}{note}"
-    return f"{tod.minute} {tod.hour} {day} * *", said
+def _monthly(reading: Reading, days: list[int], tod: vocabulary.TimeOfDay) -> tuple[str, str]:
+    """One or several days of every month: ``15th``, ``4th and 10th``."""
+    if wrong := [day for day in days if not 1 <= day <= 31]:
+        raise reading.fail(f"a month has no day {wrong[0]}")
+    days = sorted(set(days))
+    note = " (skipped in months without one)" if days[-1] > 28 else ""
+    spoken = vocabulary.listing([vocabulary.ordinal(day) for day in days])
+    said = f"on the {spoken} of every month at {tod}{note}"
+    return f"{tod.minute} {tod.hour} {','.join(map(str, days))} * *", said
 
 
 def _yearly(reading: Reading, text: str, tod: vocabulary.TimeOfDay) -> tuple[str, str]:
+    if nth := vocabulary.nth_weekday(text):
+        return _yearly_weekday(nth, tod)
     try:
         day = vocabulary.day_of_year(text.removeprefix("the "))
     except ValueError as exc:
@@ -369,3 +381,12 @@ def _yearly(reading: Reading, text: str, tod: vocabulary.TimeOfDay) -> tuple[str
     note = " (in leap years)" if (day.month, day.day) == (2, 29) else ""
     said = f"every year on {day.day} {vocabulary.MONTH_NAMES[day.month]} at {tod}{note}"
     return f"{tod.minute} {tod.hour} {day.day} {day.month} *", said
+
+
+def _yearly_weekday(nth: vocabulary.NthWeekday, tod: vocabulary.TimeOfDay) -> tuple[str, str]:
+    """The fourth Thursday in November (the last Sunday of March) every year."""
+    cron_day = (nth.weekday + 1) % 7
+    field = f"L{cron_day}" if nth.which == -1 else f"{cron_day}#{nth.which}"
+    name, month = vocabulary.DAY_NAMES[nth.weekday], vocabulary.MONTH_NAMES[nth.month]
+    said = f"every year on the {_SPOKEN[nth.which]} {name} of {month} at {tod}"
+    return f"{tod.minute} {tod.hour} * {nth.month} {field}", said

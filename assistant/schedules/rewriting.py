@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
-from assistant.schedules import languages, vocabulary
+from assistant.schedules import languages, spelling, vocabulary
 
 # A clock time, a date in one of its written forms, a number (with a unit glued on), a word, or
 # one other character. Each alternative is a bounded run: no nested quantifiers.
@@ -26,6 +26,10 @@ _DEFAULT_HOUR = {"morning": 9, "afternoon": 15, "evening": 19, "night": 21, "ton
 _DAY_WORDS = frozenset({"today", "tomorrow", "after", *vocabulary.WEEKDAYS, *vocabulary.MONTHS})
 _AMBIGUOUS_HOURS = range(1, 7)  # "tomorrow at 3": say am or pm
 _UNIT_WORDS = "|".join(sorted(vocabulary.UNITS, key=len, reverse=True))  # "1.5 hours" is no date
+_MONTH_DAYS = re.compile(
+    r"(?:\bevery )?(?:on )?(\d{1,2}(?: and \d{1,2}| \d{1,2}){0,30}) dom\b(?: of every month)?"
+)
+_EVERY_MONTHS = re.compile(r"\bevery \d+ months\b")
 _REPEATING = frozenset({"every", "daily", "weekdays", "weekends", "day"})
 
 
@@ -44,10 +48,10 @@ def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     normalized = vocabulary.normalize(text)
     if any(mark in normalized for mark in "*@#"):
         return Rewritten(normalized)
-    tokens = [t for t in _TOKEN.findall(normalized) if t not in _DROPPED]
+    tokens = [spelling.spelled(t) or t for t in _TOKEN.findall(normalized) if t not in _DROPPED]
     tokens = _at_days(_numbers(_translated(_split_iso(tokens))))
     joined = " ".join(tokens).replace(" :00", ":00")
-    joined = _from_now(_dates(_clock_phrases(joined)))
+    joined = _from_now(_dates(_clock_phrases(_month_days(joined))))
     read = _hours(joined, zone, now)
     return _more_clocks(read) if not read.problem else read
 
@@ -148,6 +152,22 @@ def _dates(text: str) -> str:
         spelled,
         text,
     )
+
+
+def _month_days(text: str) -> str:
+    """Days of the month a language names with a marker word (``dom``: «4 и 10 числа»), as
+    ``on the 4th and 10th of every month``, or ``every 3 months on the 4th``."""
+    match = _MONTH_DAYS.search(text)
+    if match is None:
+        return text
+    days = vocabulary.listing([vocabulary.ordinal(int(d)) for d in re.findall(r"\d+", match[1])])
+    before, after = text[: match.start()], text[match.end() :]
+    if period := _EVERY_MONTHS.search(before + after):
+        whole = (before + after).replace(period[0], f"{period[0]} on the {days}", 1)
+        return " ".join(whole.split())
+    before = re.sub(r"\bevery month\b", "", before)
+    after = re.sub(r"\bevery month\b", "", after)
+    return " ".join(f"{before} on the {days} of every month {after}".split())
 
 
 def _from_now(text: str) -> str:

@@ -51,6 +51,13 @@ _DAY_MONTH = re.compile(
     r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]+)(?:,?\s+(\d{4}))?"
 )
 _MONTH_DAY = re.compile(r"([a-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?")
+ORDINALS = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+    "fifth": 5, "5th": 5, "last": -1,
+}  # fmt: skip
+_NTH_WEEKDAY = re.compile(
+    r"(?:(?:at|on)\s+)?(?:the\s+)?([a-z0-9]+)\s+([a-z]+)\s+(?:of\s+|in\s+)?([a-z]+)"
+)
 
 
 @dataclass(frozen=True)
@@ -192,6 +199,40 @@ def day_of_year(text: str) -> DayOfYear | None:
             year = int(match[3]) if match[3] else None
             return _checked(DayOfYear(MONTHS[match[month_group]], int(match[day_group]), year))
     return None
+
+
+@dataclass(frozen=True)
+class NthWeekday:
+    """A weekday of a month: the fourth Thursday in November (``which`` -1 is the last)."""
+
+    which: int
+    weekday: int
+    month: int
+
+    def in_year(self, year: int) -> date:
+        """The day it is in ``year``."""
+        days = [
+            week[self.weekday]
+            for week in calendar.Calendar().monthdatescalendar(year, self.month)
+            if week[self.weekday].month == self.month
+        ]
+        return days[-1] if self.which == -1 else days[min(self.which, len(days)) - 1]
+
+    def next_on_or_after(self, today: date) -> date:
+        """The first such day on or after ``today``."""
+        found = self.in_year(today.year)
+        return found if found >= today else self.in_year(today.year + 1)
+
+
+def nth_weekday(text: str) -> NthWeekday | None:
+    """``the fourth thursday in november``, ``last sunday of march``; None if not one."""
+    match = _NTH_WEEKDAY.fullmatch(text)
+    if match is None or match[1] not in ORDINALS or match[3] not in MONTHS:
+        return None
+    day = weekday(match[2])
+    if day is None or ORDINALS[match[1]] == 5:
+        return None  # not every month has a fifth
+    return NthWeekday(ORDINALS[match[1]], day, MONTHS[match[3]])
 
 
 def _checked(day: DayOfYear) -> DayOfYear:

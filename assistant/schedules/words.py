@@ -6,7 +6,7 @@ import re
 from functools import cache
 
 from assistant import locales
-from assistant.schedules import languages, vocabulary
+from assistant.schedules import languages, spelling, vocabulary
 from assistant.schedules.parsed import KNOWN
 
 # Words the rewriting takes that are in no table: parts of the day, clock phrases.
@@ -48,4 +48,4 @@ def may_be_schedule(text: str) -> bool:
         word in _JOINING or word in languages.joining() for word in found
     ):
         return False
-    return all(word in known for word in found)
+    return all(word in known or spelling.spelled(word) for word in found)

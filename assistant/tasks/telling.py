@@ -7,6 +7,7 @@ shown as it was written.
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, time
 
 from babel.dates import format_date, format_skeleton
@@ -18,6 +19,7 @@ from assistant.tasks.task import Task
 
 _WEEKDAYS = frozenset({"1,2,3,4,5", "1-5"})
 _WEEKENDS = frozenset({"0,6", "6,0", "6,7", "6-7", "sat,sun"})
+_NTH = re.compile(r"(L)([0-7])|([0-7])#([1-5])")
 _ANY_DAY = date(2024, 1, 1)  # a Monday; a leap year, so 29 February can be told
 
 
@@ -110,6 +112,8 @@ def _times(minutes: str, hours: str) -> list[str] | None:
 
 
 def _days(dom: str, month: str, dow: str, language: str) -> str | None:
+    if dom == "*" and (nth := _NTH.fullmatch(dow)):
+        return _nth(nth, month, language)
     if dom == "*" and month == "*":
         return _weekly(dow, language)
     if dow != "*" or not all(d.isdecimal() and 1 <= int(d) <= 31 for d in dom.split(",")):
@@ -120,6 +124,23 @@ def _days(dom: str, month: str, dow: str, language: str) -> str | None:
     if month.isdecimal() and dom.isdecimal() and 1 <= int(month) <= 12:
         day = _ANY_DAY.replace(month=int(month), day=int(dom))
         return tr(language, "every year on {date}", date=_date(day, language))
+    return None
+
+
+def _nth(found: re.Match[str], month: str, language: str) -> str | None:
+    """``1#1`` (the first Monday), ``L0`` (the last Sunday), of every month or of one."""
+    which, day = (-1, found[2]) if found[1] else (int(found[4]), found[3])
+    ordinals = [tr(language, "first"), tr(language, "second"), tr(language, "third"),
+                tr(language, "fourth"), tr(language, "fifth"), tr(language, "last")]  # fmt: skip
+    values = {
+        "nth": ordinals[which - 1 if which > 0 else 5],
+        "weekday": _weekday(int(day) % 7, language),
+    }
+    if month == "*":
+        return tr(language, "on the {nth} {weekday} of every month", **values)
+    if month.isdecimal() and 1 <= int(month) <= 12:
+        name = format_date(_ANY_DAY.replace(month=int(month)), "MMMM", locale=language)
+        return tr(language, "every year on the {nth} {weekday} of {month}", month=name, **values)
     return None
 
 

@@ -64,7 +64,7 @@ class Answers:
         asked = await self._questions.pending(person.chat_id, person.user_id)
         if asked is None:
             return None
-        if asked.kind == "which_time":
+        if asked.kind in ("which_time", "event_time"):
             return await self._time(person, asked, text)
         if asked.kind == "what_text":
             return await self._words(person, asked, text)
@@ -93,7 +93,8 @@ class Answers:
         if not said or len(said.split()) > SHORT or not any(c.isdigit() for c in said):
             return None
         days, at = asked.data["when"], _AT.get(asked.language, "at")
-        for when in (f"{days} {said}", f"{days} {at} {said}", said):  # the days first
+        tries = (f"{days} {said}", f"{days} {at} {said}", said) if days else (said, f"{at} {said}")
+        for when in tries:  # the days first
             try:
                 self._read(when, person)
             except ScheduleError as exc:

@@ -15,17 +15,18 @@ import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import timedelta
 
+from assistant import locales
 from assistant.agent.approving.human import deleting, verb
 from assistant.agent.front.acting import Acting
+from assistant.agent.front.before import event_time, lead_time
 from assistant.agent.front.buttons import Button, Reply
-from assistant.agent.front.zones import set_zone
+from assistant.agent.front.zones import set_zone, time_here, time_in
 from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ScheduleError
-from assistant.intents import Match, zone_of
+from assistant.intents import Match
 from assistant.intents.understanding import missing_time, understand
 from assistant.llm.types import AssistantMessage, Message, UserMessage
 from assistant.locales import dates, known_language, spoken, tr
@@ -34,7 +35,7 @@ from assistant.memory.notes import Note
 from assistant.memory.people import People
 from assistant.memory.questions import Question, Questions
 from assistant.schedules import Parsed
-from assistant.schedules.parse import read_schedule
+from assistant.schedules.parse import read_schedule, read_span
 from assistant.schedules.schedule import is_recurring
 from assistant.tasks import Task, telling
 from assistant.tools.services import Services
@@ -43,7 +44,7 @@ from assistant.tools.telling import refusal
 log = logging.getLogger(__name__)
 HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
 _LOOKS = {"note": "save_note", "list_tasks": "list_tasks", "list_notes": "list_notes"}
-_TAIL = re.compile(r"[\s,.;:!?]*(?:please|pls|thanks|thank you|пожалуйста|спасибо)?[\s,.;:!?]*$")
+_MARKS = " ,.;:!?"
 _STATES = {  # the tasks each change can name
     "cancel_task": ("active", "paused"), "pause_task": ("active",), "resume_task": ("paused",),
 }  # fmt: skip
@@ -128,6 +129,10 @@ class LocalFirst:
         if not await self._questions.drop(person.chat_id, asked.key):
             return Reply(_expired(asked.language))
         what = what or asked.data.get("what", "")
+        if asked.kind == "event_time":  # the event's time: the reminder comes its lead before
+            event = event_time(when, lambda words: self._read(words, person))
+            if event is not None:
+                when = lead_time(event, int(asked.data["lead"]), person.timezone)
         reply = await self._remind(person, when, what, asked.language)
         await self._remember(person, f"{when} {what}", reply.text)
         return reply
@@ -137,7 +142,7 @@ class LocalFirst:
 
     async def _act(self, person: Person, found: Match) -> Reply:
         slots, language = found.slots, found.language
-        if found.intent in ("remind", "remind_what", "alarm"):
+        if found.intent in ("remind", "remind_what", "alarm", "remind_before"):
             return await self._reminder(person, found)
         if found.intent in _STATES:
             return await self._change(person, found.intent, slots["item"], language)
@@ -157,22 +162,45 @@ class LocalFirst:
     async def _time_and_zone(self, person: Person, found: Match) -> Reply:
         """The time here or in a place, or the person's zone set by a place's name."""
         language, place = found.language, found.slots.get("place", "")
+        now = self._clock.now()
         if found.intent == "time_here":
-            return Reply(self._time(person.timezone, language))
+            return Reply(time_here(now, person.timezone, language))
         if found.intent == "time_in" or self._people is None:
-            return Reply(self._time_in(person.timezone, place, language))
+            return Reply(time_in(now, person.timezone, place, language))
         tasks = self._services.tasks
         return await set_zone(self._people, tasks, self._clock, person, place, language=language)
 
     async def _reminder(self, person: Person, found: Match) -> Reply:
         """A reminder; one with no words asks for them, an alarm is called one."""
         slots, language = found.slots, found.language
+        if found.intent == "remind_before":
+            return await self._before(person, slots, language)
         when = slots.get("when") or slots["repeat"]
         if found.intent == "remind_what":
             return await self._what_text(person, when, language)
         words = slots.get("what") or slots.get("todo", "")
         what = tr(language, "⏰ alarm") if found.intent == "alarm" else plain(words)
         return await self._remind(person, when, what, language)
+
+    async def _before(self, person: Person, slots: Mapping[str, str], language: str) -> Reply:
+        """A reminder a span before an event: at the event's time less it, else asked."""
+        lead = read_span(slots["lead"], person.timezone, self._clock.now())
+        what, event = plain(slots.get("what") or slots["event"]), slots["event"]
+        at = event_time(event, lambda words: self._read(words, person))
+        if lead is None or at is not None:
+            when = lead_time(at, lead, person.timezone) if at and lead else slots["lead"]
+            return await self._remind(person, when, what, language)
+        data = {"when": "", "what": what, "lead": str(lead)}
+        await self._ask_back(person, Question(person.user_id, "event_time", language, data))
+        return Reply(
+            tr(
+                language,
+                "When is “{event}”? Say its time, e.g. “15:00” or “tomorrow at 10”, and I will "
+                "remind you {lead} before it.",
+                event=event,
+                lead=dates.span(timedelta(seconds=lead), language),
+            )
+        )
 
     async def _remind(self, person: Person, when: str, what: str, language: str) -> Reply:
         try:
@@ -304,38 +332,6 @@ class LocalFirst:
             return Reply(_expired("en"))
         return await self._acting.run(person, "delete_note", {"note_id": int(number)})
 
-    def _time(self, zone: str, language: str) -> str:
-        local = self._clock.now().astimezone(ZoneInfo(zone))
-        return tr(
-            language,
-            "It is {clock} on {day} ({zone}).",
-            clock=dates.clock(local, language),
-            day=dates.day(local, language),
-            zone=zone,
-        )
-
-    def _time_in(self, mine: str, place: str, language: str) -> str:
-        zone = zone_of(place)
-        if zone is None:
-            return tr(
-                language,
-                "I do not know where “{place}” is. Name a city or a country, e.g. “what time "
-                "is it in Tokyo”.",
-                place=place,
-            )
-        now = self._clock.now()
-        there, here = now.astimezone(ZoneInfo(zone)), now.astimezone(ZoneInfo(mine))
-        gap = _offset_minutes(there) - _offset_minutes(here)
-        return tr(
-            language,
-            "In {place} it is {clock} on {day} ({zone}); {offset}.",
-            place=place,
-            clock=dates.clock(there, language),
-            day=dates.day(there, language),
-            zone=zone,
-            offset=dates.offset(gap, language),
-        )
-
     async def _remember(self, person: Person, text: str, reply: str) -> None:
         """The exchange joins the conversation, so the model later knows what was done."""
         turn = f"local-{uuid.uuid4().hex[:12]}"
@@ -346,13 +342,17 @@ class LocalFirst:
             log.exception("could not store the local exchange %s", turn)
 
 
-def _offset_minutes(moment: datetime) -> int:
-    return round((moment.utcoffset() or timedelta()).total_seconds() / 60)
-
-
 def plain(words: str) -> str:
-    """The words without a closing "please" or "thanks" and their punctuation."""
-    return _TAIL.sub("", words) or words
+    """The words without a closing "please", "thx" or "пжлст" (each pack's ``tails``) and
+    their punctuation."""
+    text, tails = words.rstrip(_MARKS), locales.words.listed("tails")
+    while cut := next((t for t in tails if _ends_with(text.casefold(), t)), None):
+        text = text[: len(text) - len(cut)].rstrip(_MARKS)
+    return text or words
+
+
+def _ends_with(text: str, tail: str) -> bool:
+    return text == tail or (text.endswith(tail) and text[-len(tail) - 1] in _MARKS)
 
 
 def _names(item: str, text: str) -> bool:

@@ -3,6 +3,7 @@ tasks moved with it so each keeps its wall-clock time."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.agent.front.buttons import Reply
@@ -46,3 +47,42 @@ async def set_zone(
             moved,
         )
     return Reply(text)
+
+
+def time_here(now: datetime, zone: str, language: str) -> str:
+    """The time and day in the person's zone."""
+    local = now.astimezone(ZoneInfo(zone))
+    return tr(
+        language,
+        "It is {clock} on {day} ({zone}).",
+        clock=dates.clock(local, language),
+        day=dates.day(local, language),
+        zone=zone,
+    )
+
+
+def time_in(now: datetime, mine: str, place: str, language: str) -> str:
+    """The time in a place, and how far it is from the person's own."""
+    zone = zone_of(place)
+    if zone is None:
+        return tr(
+            language,
+            "I do not know where “{place}” is. Name a city or a country, e.g. “what time "
+            "is it in Tokyo”.",
+            place=place,
+        )
+    there, here = now.astimezone(ZoneInfo(zone)), now.astimezone(ZoneInfo(mine))
+    gap = _offset_minutes(there) - _offset_minutes(here)
+    return tr(
+        language,
+        "In {place} it is {clock} on {day} ({zone}); {offset}.",
+        place=place,
+        clock=dates.clock(there, language),
+        day=dates.day(there, language),
+        zone=zone,
+        offset=dates.offset(gap, language),
+    )
+
+
+def _offset_minutes(moment: datetime) -> int:
+    return round((moment.utcoffset() or timedelta()).total_seconds() / 60)

@@ -1,0 +1,35 @@
+"""A reminder set before an event: "30 minutes before the 3pm call", "за час до встречи".
+
+The event's own time is found among its words ("3pm call", "встречи в 15:00"); the reminder is
+that time less the lead. An event without a time is asked about, never read as "in 30 minutes".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from assistant.errors import ScheduleError
+from assistant.schedules import Parsed
+from assistant.schedules.schedule import is_recurring
+
+
+def event_time(event: str, read: Callable[[str], Parsed]) -> datetime | None:
+    """When the event is (UTC), from the longest run of its first or last words that reads as
+    one time ("3pm call", "the meeting tomorrow at 10"); None when its words give none."""
+    words = event.split()
+    for size in range(len(words), 0, -1):
+        for part in (words[:size], words[-size:]):
+            try:
+                parsed = read(" ".join(part))
+            except ScheduleError:
+                continue
+            if not is_recurring(parsed.schedule):
+                return parsed.first_run
+    return None
+
+
+def lead_time(event: datetime, lead: int, zone: str) -> str:
+    """The wall time ``lead`` seconds before ``event`` in ``zone``, as the reader takes it."""
+    return f"{(event - timedelta(seconds=lead)).astimezone(ZoneInfo(zone)):%Y-%m-%d %H:%M}"
