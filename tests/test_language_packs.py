@@ -14,12 +14,16 @@ from test_local_first import NOW, USER, Channel, setup_for
 
 from assistant import locales
 from assistant.agent import Person
+from assistant.agent.front.answers import pick, yes_or_no
+from assistant.agent.guards.claims import unfounded
 from assistant.app.runtime import compose
 from assistant.clock import FakeClock
+from assistant.intents import zone_of
 from assistant.locales import Packs, ntr, tr, words
 from assistant.locales.dates import moment
 from assistant.locales.extraction import template
 from assistant.scheduler import Notice
+from assistant.tools.finder import words as finder_words
 
 PACKAGE = Path(locales.__file__).resolve().parent.parent
 _PLACEHOLDER = re.compile(r"\{(\w*)\}")
@@ -79,6 +83,19 @@ alphabet = "äöüß"
 "deutsch" = "de"
 [schedule]
 "minuten" = "minutes"
+[answers]
+yes = ["ja"]
+no = ["nein"]
+[answers.places]
+"zweit" = 2
+[guards.actions]
+note = ["notiz"]
+[guards]
+claims = ["erledigt"]
+[tool_search.synonyms]
+"wetter" = "weather forecast"
+[place_cases]
+"s" = [""]
 """
 TOY_MESSAGES = r"""
 msgid ""
@@ -124,6 +141,19 @@ async def test_a_third_language_is_a_new_folder(tmp_path):
     assert [t.description for t in tasks] == ["Tee"]
     assert made.text.startswith("✅ Erinnerung ") and "einmal am Fr., 27. Nov., 09:10" in made.text
     assert locales.known_language("deutsch") == ""  # the toy is gone with its folder
+
+
+def test_a_third_language_brings_its_answers_guards_and_search_words(tmp_path):
+    with locales.use(toy_packs(tmp_path)):
+        assert (yes_or_no("Ja"), yes_or_no("nein"), pick("die zweite", ["a", "b"])) == (
+            True, False, "b"
+        )  # fmt: skip
+        claimed = unfounded("Notiz: Milch kaufen", "Erledigt, die Notiz ist da.", [])
+        assert claimed is not None and claimed.name == "note"
+        assert "weather" in finder_words("Wetter morgen")
+        assert zone_of("Berlins") == "Europe/Berlin"  # a case ending of the toy pack
+    assert yes_or_no("ja") is None and unfounded("Notiz: x", "Erledigt.", []) is None
+    assert zone_of("Berlins") is None
 
 
 class Recording(Channel):
@@ -187,13 +217,14 @@ async def test_a_whole_russian_conversation_has_no_english_word(tmp_path):
 
 def test_every_words_file_keeps_its_lists_at_the_top_and_its_tables_whole():
     """A list written after a table's header would silently join that table (TOML): each
-    pack's lists are read at the top, and each table maps words to words."""
+    pack's lists are read at the top, and each table of words maps words to words."""
     for pack in locales.current().all:
         found = pack.toml("words.toml")
-        for key, value in found.items():
-            if isinstance(value, dict):
-                assert all(isinstance(v, str) for v in value.values()), f"{pack.code}: [{key}]"
-            else:
-                assert isinstance(value, (str, list)), f"{pack.code}: {key}"
+        for key in ("schedule", "schedule_repeating", "language_names"):
+            table = found.get(key, {})
+            assert all(isinstance(v, str) for v in table.values()), f"{pack.code}: [{key}]"
+        for key in ("tails", "schedule_joining", "verb_endings", "repeating_verbs"):
+            assert isinstance(found.get(key, []), list), f"{pack.code}: {key}"
     assert "через" in words.listed("schedule_joining")
     assert "pls" in words.listed("tails") and "пжлст" in words.listed("tails")
+    assert words.of("ru", "clock_at") == "в"

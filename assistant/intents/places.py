@@ -2,8 +2,8 @@
 
 The table (``data/places.tsv``) holds the 1,000 largest cities, every city an IANA zone is
 named after and the countries, from GeoNames; ``docs/places_from_geonames.py`` builds it. A
-Russian name is looked up as written and then in its nominative forms (``в Москве`` → Москва,
-``в Казани`` → Казань, ``в Германии`` → Германия).
+name is looked up as written and then in the forms its language pack's ``place_cases`` give
+(``в Москве`` → Москва, ``в Казани`` → Казань, ``в Германии`` → Германия).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from importlib import resources
 
 from timezonefinder import TimezoneFinder
 
-# Locative endings and the nominative ones they may come from, longest first.
-_RUSSIAN_CASES = (("ии", ("ия",)), ("е", ("", "а", "я", "ь", "о")), ("и", ("ь", "я", "а")))
+from assistant.locales import words
+
 _ARTICLES = ("the ",)
 
 
@@ -33,13 +33,20 @@ def zone_of(place: str) -> str | None:
         return table[name]
     for article in _ARTICLES:
         name = name.removeprefix(article)
-    for ending, nominatives in _RUSSIAN_CASES:
+    for ending, nominatives in _cases():
         if name.endswith(ending):
             stem = name[: -len(ending)]
             for nominative in nominatives:
                 if (found := table.get(stem + nominative)) is not None:
                     return found
     return None
+
+
+def _cases() -> list[tuple[str, list[str]]]:
+    """The endings a place's name takes in a sentence ("в Москве") and the ones it may come
+    from, longest first: each pack's ``place_cases``."""
+    cases = words.table("place_cases")
+    return sorted(cases.items(), key=lambda case: len(case[0]), reverse=True)
 
 
 def zone_at(latitude: float, longitude: float) -> str | None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Literal
 
+from assistant import locales
 from assistant.errors import ScheduleError
 from assistant.intents.languages import fillers, language_names, matcher, subjects
 from assistant.intents.matcher import Check, Match
@@ -22,11 +24,6 @@ ACTS = frozenset(
     {"remind", "remind_before", "remind_what", "alarm", "note", "cancel_task", "pause_task",
      "resume_task", "delete_note", "set_zone", "set_language"}
 )  # fmt: skip  # they change something
-_POLITE = re.compile(
-    r"(?:hey,? |please,? )?(?:can|could|would|will) you\b"
-    r"|(?:пожалуйста,? )?(?:можешь|можете|не могли бы|не мог бы|ты можешь)\b",
-    re.IGNORECASE,
-)
 
 
 def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> Match | None:
@@ -81,7 +78,18 @@ def missing_time(error: ScheduleError) -> bool:
 
 def _questioned(text: str) -> bool:
     """A question that is not a polite request: "remember that time we...?" acts on nothing."""
-    return text.rstrip().endswith("?") and not _POLITE.match(text.strip())
+    return text.rstrip().endswith("?") and not _polite().match(text.strip())
+
+
+def _polite() -> re.Pattern[str]:
+    """A polite opening of a request ("could you…", "пожалуйста, можешь…"), from the packs."""
+    return _polite_in(locales.current())
+
+
+@cache
+def _polite_in(packs: locales.Packs) -> re.Pattern[str]:  # once a set of packs
+    before, asks = words.pattern("guards.polite"), words.pattern("guards.polite_asks")
+    return re.compile(rf"(?:(?:{before}),? )?(?:{asks})\b", re.IGNORECASE)
 
 
 def says_something(value: str) -> bool:

@@ -3,6 +3,7 @@ the schedule language's words, the guards' vocabularies, the tool search's synon
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
@@ -20,6 +21,17 @@ def table(key: str) -> Mapping[str, Any]:
 def listed(key: str) -> tuple[str, ...]:
     """``key``'s lists of every pack, in pack order, each word once."""
     return _listed(current(), key)
+
+
+def pattern(*keys: str) -> str:
+    """A regex alternation of every pack's words under ``keys``, escaped, longest first."""
+    return _pattern(current(), keys)
+
+
+@cache
+def _pattern(packs: Packs, keys: tuple[str, ...]) -> str:
+    found = {word.casefold() for key in keys for word in _listed(packs, key)}
+    return "|".join(re.escape(word) for word in sorted(found, key=len, reverse=True))
 
 
 def of(language: str, key: str) -> Any:

@@ -1,5 +1,5 @@
 """Finding tools by what they do: BM25 over every registered tool's name and description, in
-English and Russian, for catalogues too large to send whole."""
+every language a pack gives search words for, for catalogues too large to send whole."""
 
 from __future__ import annotations
 
@@ -8,133 +8,53 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
+from assistant.locales import Packs, current, language_of
+from assistant.locales import words as packs
 from assistant.tools.tool import Tool
 
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_EN_ENDINGS = ("ing", "ies", "es", "ed", "s")
-_RU_ENDINGS = sorted(
-    [
-        "ами",
-        "ями",
-        "ого",
-        "его",
-        "ому",
-        "ему",
-        "ыми",
-        "ими",
-        "ать",
-        "ять",
-        "ить",
-        "еть",
-        "ешь",
-        "ует",
-        "ают",
-        "яют",
-        "ись",
-        "ась",
-        "ой",
-        "ей",
-        "ий",
-        "ый",
-        "ая",
-        "яя",
-        "ое",
-        "ее",
-        "ые",
-        "ие",
-        "ам",
-        "ям",
-        "ах",
-        "ях",
-        "ом",
-        "ем",
-        "ов",
-        "ев",
-        "ую",
-        "юю",
-        "а",
-        "я",
-        "о",
-        "е",
-        "ы",
-        "и",
-        "у",
-        "ю",
-        "ь",
-    ],
-    key=len,
-    reverse=True,
-)
-# Russian word stems to the English words tools are described in.
-_RU_EN = {
-    "погод": "weather forecast", "прогноз": "forecast", "температур": "temperature",
-    "файл": "file", "папк": "folder directory", "документ": "document", "прочит": "read",
-    "чита": "read", "запис": "write", "созда": "create", "удал": "delete remove",
-    "найд": "find search", "най": "find search", "поиск": "search find", "иска": "search",
-    "почт": "mail email", "письм": "email message", "отправ": "send", "сообщен": "message",
-    "календар": "calendar event", "встреч": "meeting event", "событ": "event",
-    "задач": "task issue todo", "заметк": "note", "напомин": "reminder", "напомн": "remind",
-    "репозитор": "repository repo", "коммит": "commit", "ветк": "branch", "запрос": "request",
-    "перевед": "translate", "перев": "translate", "курс": "rate exchange", "валют": "currency",
-    "цен": "price", "акци": "stock", "новост": "news", "стать": "article", "страниц": "page",
-    "сайт": "website page", "ссылк": "link url", "карт": "map", "маршрут": "route directions",
-    "адрес": "address", "врем": "time", "дат": "date", "музык": "music", "песн": "song",
-    "свет": "light lights", "лампа": "lamp light", "включ": "turn on", "выключ": "turn off",
-    "дом": "home house", "температ": "temperature", "термостат": "thermostat",
-    "фото": "photo image", "картинк": "image picture", "изображен": "image", "баз": "database",
-    "таблиц": "table sheet spreadsheet", "счет": "invoice account", "плат": "payment",
-    "контакт": "contact", "телефон": "phone", "звон": "call", "чат": "chat", "канал": "channel",
-    "пользовател": "user", "список": "list", "спис": "list", "покаж": "show list",
-    "посчита": "calculate", "вычисл": "calculate compute", "код": "code", "скрипт": "script",
-    "сервер": "server", "логи": "logs", "лог": "log", "диск": "disk", "памят": "memory",
-    "процесс": "process", "систем": "system", "рецепт": "recipe", "книг": "book",
-    "фильм": "movie film", "перевод": "translate", "слов": "word dictionary",
-    "определен": "definition", "вики": "wikipedia", "рейс": "flight", "билет": "ticket",
-    "отел": "hotel", "поезд": "train",
-}  # fmt: skip
-
-
-# English words people use for what tools are described by.
-_EN_EN = {
-    "rain": "weather forecast", "snow": "weather forecast", "sunny": "weather forecast",
-    "warm": "temperature weather", "cold": "temperature weather", "hot": "temperature weather",
-    "meeting": "calendar event", "appointment": "calendar event",
-    "trading": "stock price", "mail": "email", "song": "music play", "lamp": "light",
-}  # fmt: skip
 
 
 def words(text: str) -> list[str]:
-    """The stems of ``text``: camelCase and snake_case split, English and Russian endings cut,
-    Russian words followed by the English words of the same meaning."""
+    """The stems of ``text``: camelCase and snake_case split, each language's endings cut, and
+    each word followed by the English words tools are described in, when its pack's
+    ``tool_search`` gives them (Russian stems, English synonyms)."""
     out: list[str] = []
     for raw in _WORD.findall(_CAMEL.sub(" ", text)):
         word = raw.lower()
         out.append(_stem(word))
-        if _cyrillic(word):
-            out.extend(_stem(w) for w in _english(word).split())
-        elif word in _EN_EN:
-            out.extend(_stem(w) for w in _EN_EN[word].split())
+        out.extend(_stem(w) for w in _english(word).split())
     return out
 
 
-def _cyrillic(word: str) -> bool:
-    return "а" <= word[0] <= "я" or word[0] == "ё"
-
-
 def _stem(word: str) -> str:
-    endings = _RU_ENDINGS if _cyrillic(word) else _EN_ENDINGS
-    for ending in endings:
+    for ending in _endings(language_of(word[:1])):
         if len(word) - len(ending) >= 3 and word.endswith(ending):
             return word[: -len(ending)]
     return word
 
 
+def _endings(language: str) -> tuple[str, ...]:
+    return _endings_in(current(), language)
+
+
+@cache
+def _endings_in(packs_in_use: Packs, language: str) -> tuple[str, ...]:  # once a set of packs
+    found = (packs.of(language, "tool_search") or {}).get("endings", [])
+    return tuple(sorted(found, key=len, reverse=True))
+
+
 def _english(word: str) -> str:
+    """The English words for a word: a whole-word synonym, else its longest known beginning."""
+    if (meaning := packs.table("tool_search.synonyms").get(word)) is not None:
+        return str(meaning)
+    stems = packs.table("tool_search.stems")
     for size in range(min(len(word), 10), 2, -1):
-        if (meaning := _RU_EN.get(word[:size])) is not None:
-            return meaning
+        if (meaning := stems.get(word[:size])) is not None:
+            return str(meaning)
     return ""
 
 

@@ -16,19 +16,19 @@ from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ScheduleError
 from assistant.intents.understanding import says_something, understand
+from assistant.locales import words
 from assistant.memory.questions import Question, Questions
 from assistant.schedules.parse import read_schedule
 from assistant.tools.services import Services
 
-_AT = {"en": "at", "ru": "в"}  # "tomorrow" and "3" make "tomorrow at 3"
-_YES = frozenset({"y", "yes", "д", "да", "ok", "approve"})
-_NO = frozenset({"n", "no", "н", "нет", "deny", "cancel"})
-
 
 def yes_or_no(text: str) -> bool | None:
-    """True for a yes, False for a no, None for anything else: a new message, not a "no"."""
+    """True for a yes, False for a no (each pack's ``answers``), None for anything else: a new
+    message, not a "no"."""
     word = text.strip().strip(".!").casefold()
-    return True if word in _YES else False if word in _NO else None
+    if word in words.listed("answers.yes"):
+        return True
+    return False if word in words.listed("answers.no") else None
 
 
 SHORT = 4  # words: an answer to "at what time?" is a few words, not a request
@@ -92,7 +92,7 @@ class Answers:
         said = text.strip().rstrip(".!")
         if not said or len(said.split()) > SHORT or not any(c.isdigit() for c in said):
             return None
-        days, at = asked.data["when"], _AT.get(asked.language, "at")
+        days, at = asked.data["when"], words.of(asked.language, "clock_at") or "at"
         tries = (f"{days} {said}", f"{days} {at} {said}", said) if days else (said, f"{at} {said}")
         for when in tries:  # the days first
             try:
@@ -109,34 +109,27 @@ class Answers:
         now, least = self._clock.now(), self._services.min_interval
         if understand(text, person.timezone, now, least) is not None:
             return None
-        words = plain(_LEAD.sub("", text.strip()))
-        if not says_something(words):
+        said = plain(_LEAD.sub("", text.strip()))
+        if not says_something(said):
             return None
-        return await self._local.complete(person, asked, asked.data["when"], words)
+        return await self._local.complete(person, asked, asked.data["when"], said)
 
     def _read(self, when: str, person: Person) -> None:
         read_schedule(when, person.timezone, self._clock.now(), self._services.min_interval)
 
 
-ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "last": -1,
-    "перв": 1, "втор": 2, "трет": 3, "четв": 4, "пят": 5, "шест": 6, "седьм": 7, "восьм": 8,
-    "девят": 9, "десят": 10, "последн": -1,
-}  # fmt: skip
-
-
 def pick(text: str, ids: list[str]) -> str | None:
     """Which of ``ids`` an answer names: "2", "#2", "the second one", "вторую", or an id."""
-    words: list[str] = re.findall(r"[^\W_]+", text.casefold())
-    if len(words) > SHORT or not words:
+    said: list[str] = re.findall(r"[^\W_]+", text.casefold())
+    if len(said) > SHORT or not said:
         return None
-    for word in words:
+    places = words.table("answers.places")
+    for word in said:
         if word in ids:
             return word
         if word.isdecimal() and 0 < int(word) <= len(ids):
             return ids[int(word) - 1]
-        for stem, place in ORDINALS.items():
+        for stem, place in places.items():
             if word.startswith(stem) and place <= len(ids):
                 return ids[place - 1] if place > 0 else ids[-1]
     return None

@@ -50,10 +50,6 @@ _STATES = {  # the tasks each change can name
 }  # fmt: skip
 NOTES_LOOKED_AT = 500  # the latest notes searched by their words
 PICK_AT_MOST = 9  # listed to pick from, each with its number
-_FILLER = frozenset(
-    {"the", "my", "a", "to", "about", "for", "of", "reminder", "task", "о", "об", "про", "мое",
-     "моё", "мою", "напоминание", "задачу", "чтобы"}
-)  # fmt: skip
 
 
 class LocalFirst:
@@ -357,7 +353,8 @@ def _ends_with(text: str, tail: str) -> bool:
 
 def _names(item: str, text: str) -> bool:
     """Whether every word of ``item`` (its fillers aside) starts a word of ``text``."""
-    wanted = [w for w in _stems(item) if w not in _FILLER]
+    fillers = locales.words.listed("item_fillers")
+    wanted = [w for w in _stems(item) if w not in fillers]
     have = _stems(text)
     return bool(wanted) and all(
         any(h.startswith(w[: max(3, len(w) - 2)]) for h in have) for w in wanted

@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
+
+from assistant import locales
+from assistant.locales import words
 
 
 @dataclass(frozen=True)
@@ -23,52 +27,63 @@ class Action:
     command: str  # how to do it without the model
 
 
-ACTIONS = (
-    Action(
-        "reminder",
-        ("remind", "напомн", "напоминан"),
-        frozenset({"add_reminder", "add_recurring_task", "edit_task"}),
-        "/remind in 10m stretch",
-    ),
-    Action("note", ("note", "заметк", "запомн", "запиш"), frozenset({"save_note"}), "/note <text>"),
-    Action("cancellation", ("cancel", "отмен"), frozenset({"cancel_task"}), "/tasks"),
-    Action("pause", ("pause", "приостанов", "пауз"), frozenset({"pause_task"}), "/tasks"),
-    Action("deletion", ("delete", "удали"), frozenset({"delete_note", "cancel_task"}), "/notes"),
+_ACTIONS = (  # the name its words are listed by in the packs, its tools, the command
+    ("reminder", {"add_reminder", "add_recurring_task", "edit_task"}, "/remind in 10m stretch"),
+    ("note", {"save_note"}, "/note <text>"),
+    ("cancellation", {"cancel_task"}, "/tasks"),
+    ("pause", {"pause_task"}, "/tasks"),
+    ("deletion", {"delete_note", "cancel_task"}, "/notes"),
 )
-_CLAIM = re.compile(
-    r"\b(?:done|i'll|i will|i've|i have|i'm setting|"
-    r"(?:is|are|has been|was) "
-    r"(?:set|scheduled|created|saved|added|noted|cancell?ed|paused|deleted)|"
-    r"i (?:set|scheduled|created|saved|added|noted|cancell?ed|paused|deleted)|"
-    r"готово|сделано|напомню|поставил|установил|создал|сохранил|записал|запомнил|отменил|"
-    r"удалил|приостановил)",
-    re.IGNORECASE,
-)
-_REFUSAL = re.compile(
-    r"\b(?:can't|cannot|can not|unable|not able|won't|don't|do not|не могу|не умею|не получ)",
-    re.IGNORECASE,
-)
-_POLITE = re.compile(r"(?:can|could|would|will) you\b|please\b|мож(?:ешь|ете)|пожалуйста")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _LONGEST = 4000  # an answer's first part is where a claim of this turn's action stands
+
+
+def actions() -> tuple[Action, ...]:
+    """The actions, each with the words every language pack names it by (``guards.actions``)."""
+    return _actions(locales.current())
+
+
+@cache
+def _actions(packs: locales.Packs) -> tuple[Action, ...]:  # once a set of packs
+    return tuple(
+        Action(name, words.listed(f"guards.actions.{name}"), frozenset(tools), command)
+        for name, tools, command in _ACTIONS
+    )
+
+
+@cache
+def _patterns(packs: locales.Packs) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The claim, the refusal and the polite opening, from every pack's ``guards`` words."""
+    done = (
+        rf"(?:{words.pattern('guards.claim_subjects')}) (?:{words.pattern('guards.claim_verbs')})"
+    )
+    claim = rf"\b(?:{words.pattern('guards.claims')}|{done})"
+    refusal = rf"\b(?:{words.pattern('guards.refusals')})"
+    polite = rf"(?:{words.pattern('guards.polite', 'guards.polite_asks')})\b"
+    flags = re.IGNORECASE
+    return re.compile(claim, flags), re.compile(refusal, flags), re.compile(polite, flags)
+
+
+def _polite(asked: str) -> bool:
+    return _patterns(locales.current())[2].match(asked) is not None
 
 
 def may_claim(asked: str) -> bool:
     """Whether an answer to ``asked`` could claim an action (it asks for one): such an answer
     is checked before anyone sees it, so it is not streamed."""
     asked = asked.strip().lower()
-    if asked.endswith("?") and not _POLITE.match(asked):
+    if asked.endswith("?") and not _polite(asked):
         return False
-    return any(word in asked for action in ACTIONS for word in action.words)
+    return any(word in asked for action in actions() for word in action.words)
 
 
 def unfounded(asked: str, answer: str, done: Iterable[str]) -> Action | None:
     """The action the user asked for and the answer claims, which no tool of the turn did."""
     asked, ran = asked.strip().lower(), set(done)
-    if asked.endswith("?") and not _POLITE.match(asked):
+    if asked.endswith("?") and not _polite(asked):
         return None  # a question about reminders asks for nothing
     sentences = [s.strip().lower() for s in _SENTENCE.findall(answer[:_LONGEST])]
-    for action in ACTIONS:
+    for action in actions():
         if ran & action.tools or not any(word in asked for word in action.words):
             continue
         if any(_claims(sentence, action) for sentence in sentences):
@@ -77,9 +92,10 @@ def unfounded(asked: str, answer: str, done: Iterable[str]) -> Action | None:
 
 
 def _claims(sentence: str, action: Action) -> bool:
-    if sentence.endswith("?") or _REFUSAL.search(sentence):
+    claim, refusal, _ = _patterns(locales.current())
+    if sentence.endswith("?") or refusal.search(sentence):
         return False
-    return any(word in sentence for word in action.words) and _CLAIM.search(sentence) is not None
+    return any(word in sentence for word in action.words) and claim.search(sentence) is not None
 
 
 def correction(action: Action) -> str:
