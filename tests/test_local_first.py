@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -12,7 +13,7 @@ from fakehttp import fake_server
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from llm_fixtures import call, chat_reply
-from understood_set import LABELLED
+from understood_set import LABELLED, LEFT_TO_THE_MODEL
 
 from assistant.agent import Person
 from assistant.agent.approving.approver import Pending
@@ -470,14 +471,14 @@ KEY_SLOT = {
     "remind": ("what", "todo"), "note": ("what",), "time_in": ("place",), "cancel_task": ("item",),
     "pause_task": ("item",), "resume_task": ("item",), "remind_what": ("when",),
     "alarm": ("when",), "delete_note": ("number", "item"), "set_zone": ("place",),
-    "set_language": ("language",),
+    "set_language": ("language",), "remind_before": ("what",),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize(("text", "intent", "key"), LABELLED)
 def test_the_labelled_set_is_understood_and_its_traps_left_alone(text, intent, key):
     found = understand(text, "Europe/Berlin", NOW, timedelta(minutes=1))
-    if intent is None:
+    if intent is None or text in LEFT_TO_THE_MODEL:
         assert found is None, found
         return
     assert found is not None and found.intent == intent
@@ -492,11 +493,14 @@ def test_each_intent_has_a_dozen_phrasings_in_each_language():
         if intent is not None
     )
     intents = {intent for _, intent, _ in LABELLED if intent is not None}
-    assert len(intents) == 14
+    assert len(intents) == 15
     assert all(
         counts[(intent, language)] >= 12 for intent in intents for language in ("en", "ru")
     ), counts
-    assert sum(1 for _, intent, _ in LABELLED if intent is None) >= 40  # the traps
+    traps = [text for text, intent, _ in LABELLED if intent is None]
+    russian = [text for text in traps if re.search("[а-яё]", text.casefold())]
+    assert len(LABELLED) >= 500 and len(traps) >= 150 and 2 * len(russian) >= len(traps)
+    assert 2 * sum(counts[(i, "ru")] for i in intents) >= sum(counts.values())
 
 
 @settings(max_examples=200, deadline=None)

@@ -20,6 +20,8 @@ from assistant.schedules.schedule import is_recurring
 from assistant.schedules.words import may_be_schedule
 
 Reading = Literal["once", "recurring", "no time", "no"]
+_MARKS = " ,.;:!?"
+_WORDS = frozenset({"what", "todo"})  # the slots of a request's own words
 ACTS = frozenset(
     {"remind", "remind_before", "remind_what", "alarm", "note", "cancel_task", "pause_task",
      "resume_task", "delete_note", "set_zone", "set_language"}
@@ -46,6 +48,9 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         return None
     if found.intent == "set_zone" and zone_of(found.slots["place"]) is None:
         return None  # "I'm in Trouble" names no place: left to the model
+    found = replace(
+        found, slots={k: plain(v) if k in _WORDS else v for k, v in found.slots.items()}
+    )
     return _repeated(found, text)
 
 
@@ -105,7 +110,17 @@ def _asks(value: str) -> bool:
     state a fact ("the dog barks", "у меня бассейн"): a statement starts with its subject."""
     first = re.findall(r"[^\W_]+(?:'[^\W_]+)?", value.casefold())[:1]
     word = first[0] if first else ""
-    return word.isalpha() and word not in subjects() and word not in fillers()
+    if not word.isalpha() or word in subjects() or word in fillers():
+        return False
+    return not _stated(value)
+
+
+def _stated(value: str) -> bool:
+    """Whether the first or second word is a verb that states ("начинается с кофе", "кот
+    ест"), by the endings of such verbs each pack lists under ``statement_endings``."""
+    endings = tuple(words.listed("statement_endings"))
+    said = value.casefold().split()[:2]
+    return len(value.split()) > 1 and bool(endings) and any(w.endswith(endings) for w in said)
 
 
 def _verbs(value: str) -> bool:
@@ -129,3 +144,16 @@ def _a_time(value: str, zone: str, now: datetime) -> bool:
 def _place(value: str) -> bool:
     """A known place, or a name that looks like one (said unknown rather than misread)."""
     return zone_of(value) is not None or all(word[:1].isupper() for word in value.split())
+
+
+def plain(said: str) -> str:
+    """The words without a closing "please", "thx" or "пжлст" (each pack's ``tails``) and
+    their punctuation."""
+    text, tails = said.rstrip(_MARKS), words.listed("tails")
+    while cut := next((t for t in tails if _ends_with(text.casefold(), t)), None):
+        text = text[: len(text) - len(cut)].rstrip(_MARKS)
+    return text or said
+
+
+def _ends_with(text: str, tail: str) -> bool:
+    return text == tail or (text.endswith(tail) and text[-len(tail) - 1] in _MARKS)

@@ -11,11 +11,11 @@ import re
 
 from assistant.agent.approving.desk import ApprovalDesk
 from assistant.agent.front.buttons import Reply
-from assistant.agent.front.local import LocalFirst, plain
+from assistant.agent.front.local import LocalFirst
 from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ScheduleError
-from assistant.intents.understanding import says_something, understand
+from assistant.intents.understanding import plain, says_something, understand
 from assistant.locales import words
 from assistant.memory.questions import Question, Questions
 from assistant.schedules.parse import read_schedule

@@ -27,7 +27,7 @@ from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ScheduleError
 from assistant.intents import Match
-from assistant.intents.understanding import missing_time, understand
+from assistant.intents.understanding import missing_time, plain, understand
 from assistant.llm.types import AssistantMessage, Message, UserMessage
 from assistant.locales import dates, known_language, spoken, tr
 from assistant.memory.conversation import Conversations
@@ -44,7 +44,6 @@ from assistant.tools.telling import refusal
 log = logging.getLogger(__name__)
 HOURS = ("08:00", "09:00", "12:00", "18:00", "21:00")
 _LOOKS = {"note": "save_note", "list_tasks": "list_tasks", "list_notes": "list_notes"}
-_MARKS = " ,.;:!?"
 _STATES = {  # the tasks each change can name
     "cancel_task": ("active", "paused"), "pause_task": ("active",), "resume_task": ("paused",),
 }  # fmt: skip
@@ -336,19 +335,6 @@ class LocalFirst:
             await self._conversations.append(person.chat_id, person.user_id, turn, messages)
         except Exception:  # what was done stands; only the model's memory of it is missing
             log.exception("could not store the local exchange %s", turn)
-
-
-def plain(words: str) -> str:
-    """The words without a closing "please", "thx" or "пжлст" (each pack's ``tails``) and
-    their punctuation."""
-    text, tails = words.rstrip(_MARKS), locales.words.listed("tails")
-    while cut := next((t for t in tails if _ends_with(text.casefold(), t)), None):
-        text = text[: len(text) - len(cut)].rstrip(_MARKS)
-    return text or words
-
-
-def _ends_with(text: str, tail: str) -> bool:
-    return text == tail or (text.endswith(tail) and text[-len(tail) - 1] in _MARKS)
 
 
 def _names(item: str, text: str) -> bool:
