@@ -115,6 +115,8 @@ ScheduleReason = Literal[
     "too_frequent",  # more often than the minimum interval
     "too_long",  # longer than schedule text may be
     "unknown_zone",  # not an IANA zone: ``words`` is the name
+    "no_words",  # a command's time with no words after it: ``words`` is the time
+    "no_schedule",  # a command's text with no time in it
     "invalid",  # read, and refused for another reason that ``detail`` says
 ]
 

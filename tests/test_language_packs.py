@@ -174,7 +174,9 @@ RUSSIAN_CONVERSATION = [
     "/note купить хлеб", "/search хлеб", "какие у меня напоминания", "покажи заметки",
     "который час", "который час в Токио", "/tz Москва", "/lang", "/every завтра в 9 пробежка",
     "/cancel zzzzzz", "/edit", "/export", "/stop", "/audit",
-    "/clear", "/nosuch", "/tasks",
+    "/clear", "/nosuch", "/tasks", "/remind 2020-01-01 10:00 старое", "/remind завтра в 3 х",
+    "/remind завтра", "/remind размяться", "напомни за час до встречи в 15:00 взять документы",
+    "напомни за час до поезда", "в 18:00", "каждое 1 число в 10 платить за квартиру",
 ]  # fmt: skip
 # A Latin word that may stand in Russian text: a command, a zone, an id, a placeholder.
 _ALLOWED = re.compile(

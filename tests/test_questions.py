@@ -91,7 +91,7 @@ async def test_an_answer_after_the_question_expired_is_a_new_message(tmp_path, c
 
 async def test_an_ambiguous_hour_is_asked_again(tmp_path, clock):
     said = await talk(tmp_path, clock, "remind me tomorrow to call mom", "at 3", "3pm")
-    assert "say 3am or 3pm" in said
+    assert "Is 3 in the night or the day? Say 03:00 or 15:00." in said
     assert reminders(tmp_path)[0][1].startswith("2026-03-15T14:00")
 
 

@@ -62,7 +62,23 @@ def refusal(error: ScheduleError, language: str) -> str:
     }
     if error.reason in reasons:
         return reasons[error.reason]
-    return str(error)  # its own words: the accepted forms, the hour to choose
+    if error.reason == "no_words":
+        return tr(language, "What should I remind you of ({when})? Say when and what, e.g. "
+                  "{example}", when=error.words, example=error.detail)  # fmt: skip
+    if error.reason == "no_schedule":
+        return tr(language, "Say when and what, e.g. {example}", example=error.detail)
+    if error.reason == "ambiguous_hour" and (hour := _hour(error.words)) is not None:
+        minutes = error.words[len(str(hour)) :]
+        early, late = f"{hour:02d}{minutes or ':00'}", f"{hour + 12}{minutes or ':00'}"
+        return tr(language, "Is {said} in the night or the day? Say {early} or {late}.",
+                  said=error.words, early=early, late=late)  # fmt: skip
+    return str(error)  # its own words: the accepted forms
+
+
+def _hour(said: str) -> int | None:
+    """The hour of an ambiguous time as it was said ("3", "2:30"), when it is one."""
+    hour = said.partition(":")[0]
+    return int(hour) if hour.isdecimal() and 1 <= int(hour) <= 12 else None
 
 
 def _listed(items: tuple[object, ...], language: str, zone: str) -> str:

@@ -20,6 +20,7 @@ from assistant.locales import words
 from assistant.memory.questions import Question, Questions
 from assistant.schedules.parse import read_schedule
 from assistant.tools.services import Services
+from assistant.tools.telling import refusal
 
 
 def yes_or_no(text: str) -> bool | None:
@@ -99,7 +100,7 @@ class Answers:
                 self._read(when, person)
             except ScheduleError as exc:
                 if exc.reason == "ambiguous_hour":  # an answer, but which hour: ask again
-                    return Reply(str(exc))
+                    return Reply(refusal(exc, asked.language))
                 continue
             return await self._local.complete(person, asked, when)
         return None

@@ -100,8 +100,8 @@ class Commands:
                             name=name))  # fmt: skip
         try:
             return await handler(person, rest.strip())
-        except ModelError as exc:
-            return Reply(refused(exc, _lang(person)))
+        except ModelError as exc:  # said in the person's language, else in that of their words
+            return Reply(refused(exc, spoken(person.language, rest) if rest else _lang(person)))
 
     async def press(self, person: Person, data: str) -> Reply:
         """What a button press does; the task is the presser's own or not found. Each prefix
@@ -162,11 +162,12 @@ class Commands:
         return Reply("\n".join(lines), task_list_buttons(tasks, page, language))
 
     async def _remind(self, person: Person, rest: str) -> Reply:
-        parsed, words = split(rest, self._reading(person), "/remind in 10m stretch your legs")
+        example = tr(spoken(person.language, rest), "/remind in 10m stretch your legs")
+        parsed, words = split(rest, self._reading(person), example)
         return await self._add(person, parsed, words, "add_reminder")
 
     async def _every(self, person: Person, rest: str) -> Reply:
-        example = "/every weekdays 9am stand-up"
+        example = tr(spoken(person.language, rest), "/every weekdays 9am stand-up")
         parsed, words = split(rest, self._reading(person), example, repeating=True)
         if not is_recurring(parsed.schedule):
             return Reply(tr(_lang(person), "That happens once, and /every repeats: say how "
@@ -214,7 +215,9 @@ class Commands:
         except ScheduleError:
             pass
         try:
-            return split(change, self._reading(person), "/edit k3x9 tomorrow 9am")
+            return split(
+                change, self._reading(person), tr(_lang(person), "/edit k3x9 tomorrow 9am")
+            )
         except ScheduleError:
             return None, change
 

@@ -1,15 +1,13 @@
 """Slash commands' text split into a schedule and the words after it ("/remind in 10m stretch
-your legs"): the longest leading words that read as a schedule win; a refusal is said in the
-words of the one who typed it."""
+your legs"): the longest leading words that read as a schedule win; a refusal carries its
+reason, and is said in the person's language where it is told."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from assistant.clock import shorten
 from assistant.errors import ScheduleError
-from assistant.locales import language_of
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 
@@ -41,15 +39,16 @@ def split(
             refused += [] if _unread(exc) else [exc]
             continue
         if cut == len(words):
-            raise ScheduleError(_missing_text(rest, example))
+            raise ScheduleError(
+                f"what should I remind you of {rest}? Say when and what, e.g. {example}",
+                "no_words", rest, example,
+            )  # fmt: skip
         return parsed, " ".join(words[cut:])
     if refused:  # the shortest reading refused for the reason the longest was
-        same = [e for e in refused if _reason(e) == _reason(refused[0])]
-        raise ScheduleError(_in_their_words(same[-1], rest))
-    if len(words) < 2:
-        raise ScheduleError(f"say when and what, e.g. {example}")
-    read_schedule(" ".join(words[:2]), reading.zone, reading.now)  # its own error
-    raise ScheduleError(f"say when and what, e.g. {example}")
+        raise next(e for e in reversed(refused) if _reason(e) == _reason(refused[0]))
+    if len(words) >= 2:
+        read_schedule(" ".join(words[:2]), reading.zone, reading.now)  # its own error
+    raise ScheduleError(f"say when and what, e.g. {example}", "no_schedule", detail=example)
 
 
 def _unread(error: ScheduleError) -> bool:
@@ -59,17 +58,3 @@ def _unread(error: ScheduleError) -> bool:
 
 def _reason(error: ScheduleError) -> tuple[str, str]:
     return error.reason, error.detail
-
-
-def _missing_text(rest: str, example: str) -> str:
-    if language_of(rest) == "ru":
-        example = "/remind через 10 минут размяться"
-        return f"что напомнить {rest}? Напишите время и текст, например: {example}"
-    return f"what should I remind you of {rest}? Say when and what, e.g. {example}"
-
-
-def _in_their_words(error: ScheduleError, rest: str) -> str:
-    if error.reason != "ambiguous_hour" or language_of(rest) != "ru":
-        return str(error)
-    h = int(error.words)
-    return f"не ясно, какое время в {shorten(error.text, 60)}: скажите {h}:00 или {h + 12}:00"
