@@ -154,3 +154,23 @@ async def test_the_new_rules_are_told_in_the_persons_language(tmp_path, clock):
     assert "каждый год в последний вс марта в 10:00" in said
     assert "в 1-й пн каждого месяца в 10:00" in said
     assert "4 и 10 числа каждого месяца в 09:00" in said
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("который час в Питере", "Europe/Moscow"),
+        ("what time is it in NYC", "America/New_York"),
+        ("сколько времени в ЕКБ", "Asia/Yekaterinburg"),
+        ("what's the time in SF", "America/Los_Angeles"),
+    ],
+)
+async def test_cities_by_their_short_names_and_nicknames(tmp_path, clock, message, said):
+    assert said in await talk(tmp_path, clock, message)
+
+
+async def test_a_nickname_sets_the_zone_and_moves_the_tasks(tmp_path, clock):
+    said = await talk(tmp_path, clock, "каждое утро напоминай делать зарядку", "я в Питере")
+    assert "Europe/Moscow" in said
+    ((_, first),) = tasks(tmp_path)
+    assert first.startswith("2026-03-15T06:00")  # 09:00 in Moscow, as it was 09:00 in Berlin
