@@ -68,6 +68,8 @@ def parser() -> argparse.ArgumentParser:
         "export", help="the owner's notes, tasks and conversations as JSON and Markdown"
     )
     export.add_argument("folder", help="where to write the files (created if missing)")
+    usage = command("usage", help="what the model cost: today, this month, 30 days, by person")
+    usage.add_argument("--chart", metavar="FILE", help="also draw the 30 days into a PNG file")
     tasks = command("tasks", help="the operator's view of every task")
     task_commands = tasks.add_subparsers(dest="tasks_command", required=True)
     task_command = functools.partial(task_commands.add_parser, parents=[sub])

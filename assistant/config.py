@@ -24,6 +24,7 @@ from pydantic import (
 
 from assistant.clock import shorten, zone_or_none
 from assistant.errors import ConfigError
+from assistant.pricing import BudgetSettings, Price
 from assistant.servers import MCPSettings
 from assistant.wording import wanted
 
@@ -100,6 +101,8 @@ class LLMSettings(_Section):
     turn_timeout_seconds: float = Field(default=300.0, gt=0, le=3600)
     retries: int = Field(default=2, ge=0, le=10)
     retry_max_wait_seconds: float = Field(default=30.0, ge=0, le=600)
+    currency: str = Field(default="USD", min_length=1, max_length=8)  # the prices' currency
+    prices: dict[str, Price] = Field(default_factory=dict)  # by model name
 
     @field_validator("context_tokens")
     @classmethod
@@ -258,6 +261,7 @@ class Config(_Section):
     storage: StorageSettings = StorageSettings()
     health: HealthSettings = HealthSettings()
     mcp: MCPSettings = MCPSettings()
+    budgets: BudgetSettings = BudgetSettings()
 
     def secret_values(self, environ: Mapping[str, str]) -> list[str]:
         """The values of every secret the config names a variable for (token, keys, secrets)."""

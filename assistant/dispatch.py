@@ -27,7 +27,19 @@ log = logging.getLogger(__name__)
 
 # Commands that do one thing and end: their output is the answer, with no log chatter.
 ONE_SHOT = frozenset(
-    {None, "status", "tools", "schedule", "doctor", "ask", "tasks", "backup", "restore", "export"}
+    {
+        None,
+        "status",
+        "tools",
+        "schedule",
+        "doctor",
+        "ask",
+        "tasks",
+        "backup",
+        "restore",
+        "export",
+        "usage",
+    }
 )
 
 # Commands whose output says every problem itself: a log line would only say it twice.
@@ -172,7 +184,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from assistant.app import doctor
 
         return 0 if asyncio.run(doctor.doctor(setup, sys.stdout, as_json=args.json)) else 1
-    if args.command in ("tasks", "backup", "restore", "export"):
+    if args.command in ("tasks", "backup", "restore", "export", "usage"):
         _operate(args, setup)
     elif args.command == "run":
         asyncio.run(_run(setup))
@@ -195,6 +207,9 @@ def _operate(args: argparse.Namespace, setup: app.Setup) -> None:
         asyncio.run(operations.list_tasks(setup, sys.stdout))
     elif args.command == "tasks":
         asyncio.run(operations.cancel_task(setup, args.task_id, sys.stdout))
+    elif args.command == "usage":
+        chart = Path(args.chart).expanduser() if args.chart else None
+        asyncio.run(operations.usage(setup, chart, sys.stdout))
     elif args.command == "backup":
         print(asyncio.run(backups.backup(setup, Path(args.path).expanduser().resolve())))
     elif args.command == "restore":

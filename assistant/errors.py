@@ -33,6 +33,7 @@ user or model only ever sees a generic message with a reference.
         ├── ContextTooLongError     the request does not fit the model's context window
         ├── LLMBadResponseError     a reply we cannot read: an error object in a 200, bad JSON
         ├── ProviderBugError        a programming error in an adapter or its SDK: a bug of ours
+        ├── BudgetError             the person's budget is spent: the call was not made
         └── LLMUnavailableError     rate limits, server errors, a server down, after the retries
             ├── RateLimitedError    429 after the retries
             └── ModelSlowError      the server took the request but did not answer in time
@@ -40,7 +41,10 @@ user or model only ever sees a generic message with a reference.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
+
+BudgetPeriod = Literal["day", "month", "task"]
 
 
 class AssistantError(Exception):
@@ -170,6 +174,16 @@ class RetryableRunError(RunError):
 
 class LLMError(AssistantError):
     """The model failed; the message is worded for the user, the details are in the log."""
+
+
+class BudgetError(LLMError):
+    """A model call not made: the person's (or the group's, or the task's) budget for the day
+    or the month is spent; ``period`` says which, ``resets_at`` (UTC) when it starts again."""
+
+    def __init__(self, message: str, period: BudgetPeriod, resets_at: datetime) -> None:
+        super().__init__(message)
+        self.period: BudgetPeriod = period
+        self.resets_at = resets_at
 
 
 class LLMAuthError(LLMError):

@@ -52,6 +52,19 @@ LLM_SECONDS = Histogram(
     registry=REGISTRY,
 )
 
+LLM_TOKENS = Counter(
+    "assistant_llm_tokens",
+    "Model tokens, by model, source (chat, task, speech) and kind (input, cached, output)",
+    ["model", "source", "kind"],
+    registry=REGISTRY,
+)
+LLM_COST = Counter(
+    "assistant_llm_cost",
+    "What the model cost, in the config's currency, by model and source",
+    ["model", "source"],
+    registry=REGISTRY,
+)
+
 
 def exposition() -> bytes:
     """Every metric in the text format scrapers read."""

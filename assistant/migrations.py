@@ -248,4 +248,38 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE people ADD COLUMN language TEXT NOT NULL DEFAULT '';
     """,
+    # 15: every model call counted: for whom (the person, a group chat, a task), which model,
+    # the tokens the server reported (or our estimate, marked), and its cost at the price of
+    # the day; ``day`` is the person's local date, ``month`` its first seven characters. A row
+    # is a reservation (``settled`` 0) from the budget check until the call ends. The alerts
+    # the owner was sent, so each is sent once.
+    """
+    CREATE TABLE usage (
+        id            INTEGER PRIMARY KEY,
+        at            TEXT NOT NULL,
+        day           TEXT NOT NULL,
+        user_id       INTEGER NOT NULL,
+        source        TEXT NOT NULL,
+        task_id       TEXT NOT NULL DEFAULT '',
+        run           TEXT NOT NULL DEFAULT '',
+        grouped       INTEGER NOT NULL DEFAULT 0,
+        model         TEXT NOT NULL,
+        input_tokens  INTEGER NOT NULL DEFAULT 0,
+        cached_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        audio_seconds REAL NOT NULL DEFAULT 0,
+        cost          REAL NOT NULL DEFAULT 0,
+        estimated     INTEGER NOT NULL DEFAULT 0,
+        settled       INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX usage_by_person_day ON usage (user_id, day);
+    CREATE INDEX usage_by_task ON usage (task_id, day) WHERE task_id != '';
+    CREATE INDEX usage_by_group_day ON usage (grouped, day) WHERE grouped = 1;
+    CREATE TABLE budget_alerts (
+        user_id  INTEGER NOT NULL,
+        period   TEXT NOT NULL,
+        level    INTEGER NOT NULL,
+        PRIMARY KEY (user_id, period, level)
+    );
+    """,
 )

@@ -10,7 +10,10 @@ from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
+from assistant.errors import ConfigError
 from assistant.memory import export as exporting
+from assistant.usage.report import report
+from assistant.usage.telling import usage_text
 
 
 async def list_tasks(setup: Setup, out: TextIO) -> None:
@@ -49,3 +52,23 @@ async def export(setup: Setup, folder: Path) -> str:
     if not written:
         return "nothing to export: no user has notes, tasks or conversations yet"
     return "exported " + ", ".join(str(path) for path in written)
+
+
+async def usage(setup: Setup, chart_file: Path | None, out: TextIO) -> None:
+    """Everyone's use of the model as a table, and the 30 days as a PNG when asked."""
+    config, clock = setup.config, SystemClock()
+    unit = config.llm.currency if config.budgets.unit == "money" else "tokens"
+    async with compose(setup, clock, NoChannel(), NoChannel(), owner=False) as runtime:
+        found = await report(runtime.db, clock.now(), config.assistant.timezone, None)
+        names = {task.id: task.description for task in await runtime.tasks.operator_list()}
+    out.write(usage_text(found, unit, "en", names, everyone=True) + "\n")
+    if chart_file is not None:
+        from assistant.usage.chart import chart  # matplotlib: loaded when first drawn
+
+        picture = chart(found.days, unit, "en")
+        try:
+            with chart_file.open("xb") as written:  # never over a file that is there
+                written.write(picture)
+        except FileExistsError:
+            raise ConfigError(f"{chart_file} exists; name a new file for the chart") from None
+        out.write(f"chart: {chart_file} ({len(picture)} bytes)\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -23,6 +23,7 @@ from assistant.agent.front.commands import Commands
 from assistant.agent.front.door import FrontDoor
 from assistant.agent.front.local import LocalFirst
 from assistant.agent.front.response import Response
+from assistant.agent.front.spending import Spending
 from assistant.app import (
     Setup,
     agent_settings,
@@ -35,6 +36,7 @@ from assistant.app import (
     scheduler_settings,
 )
 from assistant.app.outside import Outside, outside
+from assistant.app.spending import meter, owner_of
 from assistant.clock import Clock
 from assistant.db import Database, open_database
 from assistant.errors import FetchError, LLMError, RecipientBlockedError
@@ -57,6 +59,7 @@ from assistant.tools import Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
 from assistant.tools.validation import unencodable
+from assistant.usage.ledger import Ledger
 
 log = logging.getLogger(__name__)
 SPEECH_OFF = (
@@ -270,9 +273,12 @@ async def _build(
     )
     services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox, registry=registry)
     stack.push_async_callback(close_services, services)
-    model = _model(setup, db, say=owner)
-    stack.push_async_callback(model.close)
     people, audit, conversations = People(db, clock), AuditLog(db, clock), Conversations(db, clock)
+    deliveries = Deliveries(outbox, people, tasks, clock)
+    llm = config.llm
+    ledger = Ledger(db, clock, config.budgets, llm.prices, llm.currency)
+    model = _model(setup, db, say=owner, wrap=meter(config, ledger, deliveries))
+    stack.push_async_callback(model.close)
     executor = build_executor(config, audit, registry)
     desk = ApprovalDesk(
         ApprovalBook(db),
@@ -295,7 +301,6 @@ async def _build(
         sizer=build_sizer(config),
     )
     turns = Turns(agent, turn_timeout=config.llm.turn_timeout_seconds)
-    deliveries = Deliveries(outbox, people, tasks, clock)
     scheduler = Scheduler(
         setup.database_path(),
         clock,
@@ -310,6 +315,7 @@ async def _build(
         return await gather(db, user_id, clock.now().isoformat())
 
     acting = Acting(executor, desk, services, clock)
+    spending = Spending(db, clock, ledger.unit, owner_of(config), tasks)
     commands = Commands(
         services,
         people,
@@ -319,6 +325,8 @@ async def _build(
         exporter=exporter,
         acting=acting,
         default_zone=config.assistant.timezone,
+        more={"usage": spending.usage},
+        costs=spending.costs,
     )
     local, answers = None, None
     if config.assistant.local_first:
@@ -332,6 +340,7 @@ async def _build(
             questions=questions,
             people=people,
             no_model=no_model,
+            spending=spending,
         )
         answers = Answers(questions, local, services, clock, desk)
     return Runtime(
@@ -354,11 +363,13 @@ async def _build(
     )
 
 
-def _model(setup: Setup, db: Database, *, say: bool) -> Model:
+def _model(
+    setup: Setup, db: Database, *, say: bool, wrap: Callable[[Model], Model] | None = None
+) -> Model:
     """The configured model, or why there is none (logged where the bot or chat runs; a
     one-shot command that needs it says it as its error)."""
     try:
-        return build_model(setup.config, db)
+        return build_model(setup.config, db, wrap)
     except LLMError as exc:
         if say:
             log.warning("no model: %s", exc)

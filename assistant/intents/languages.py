@@ -17,7 +17,7 @@ from assistant.locales import words
 INTENTS = frozenset(
     {"remind", "remind_before", "remind_what", "alarm", "note", "list_tasks", "list_notes",
      "time_here", "time_in", "cancel_task", "pause_task", "resume_task", "delete_note", "set_zone",
-     "set_language"}
+     "set_language", "usage"}
 )  # fmt: skip
 
 

@@ -217,6 +217,7 @@ class StreamAssembly:
     stop_reason: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
 
     def add(self, event: Mapping[str, Any]) -> str:
         """Take one event; return the text it added."""
@@ -224,6 +225,7 @@ class StreamAssembly:
         if kind == "message_start":
             usage = (event.get("message") or {}).get("usage") or {}
             self.input_tokens = int(usage.get("input_tokens") or 0)
+            self.cached_tokens = int(usage.get("cache_read_input_tokens") or 0)
         elif kind == "content_block_start":
             block = dict(event.get("content_block") or {})
             block.setdefault("text", "")
@@ -249,7 +251,11 @@ class StreamAssembly:
     def completion(self) -> Completion:
         """The whole reply."""
         content = [_finished(block) for _, block in sorted(self.blocks.items())]
-        usage = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        usage = {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_input_tokens": self.cached_tokens,
+        }
         return read_completion(
             {"content": content, "usage": usage, "stop_reason": self.stop_reason}
         )
@@ -269,7 +275,10 @@ def _finished(block: dict[str, Any]) -> dict[str, Any]:
 def _usage(raw: Any) -> Usage:
     if not isinstance(raw, Mapping):
         return Usage()
-    return Usage(int(raw.get("input_tokens") or 0), int(raw.get("output_tokens") or 0))
+    cached = int(raw.get("cache_read_input_tokens") or 0)  # beside input_tokens, not in them
+    return Usage(
+        int(raw.get("input_tokens") or 0) + cached, int(raw.get("output_tokens") or 0), cached
+    )
 
 
 def _finish(raw: Any) -> FinishReason:

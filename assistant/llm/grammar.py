@@ -111,7 +111,9 @@ def grammar_request(request: Request, reply_tokens: int | None = None) -> Reques
     """The same request, asking for one schema-constrained JSON object that fits the reply."""
     system = f"{request.system}\n\n{INSTRUCTIONS.format(catalogue=text_catalogue(request.tools))}"
     constraint = schema(request.tools, reply_tokens)
-    return Request(system.strip(), text_messages(request.messages), (), constraint)
+    return Request(
+        system.strip(), text_messages(request.messages), (), constraint, payer=request.payer
+    )
 
 
 def read_grammar_reply(completion: Completion) -> Completion:

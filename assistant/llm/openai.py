@@ -296,7 +296,11 @@ def _text(content: Any) -> str:
 def _usage(raw: Any) -> Usage:
     if not isinstance(raw, Mapping):
         return Usage()
-    return Usage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
+    details = raw.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, Mapping) else 0
+    return Usage(
+        int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0), int(cached or 0)
+    )
 
 
 def _finish(raw: Any, calls: tuple[ToolCall, ...]) -> FinishReason:

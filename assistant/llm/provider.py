@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from assistant.config import Config, LLMSettings
 from assistant.db import Database
@@ -56,8 +57,11 @@ def build_sizer(config: Config) -> ContextSizer:
     return ContextSizer(config.llm.context_tokens, where.base_url, where.model, key)
 
 
-def build_model(config: Config, db: Database) -> ToolModeModel:
-    """The configured model, wrapped in its tool mode, remembering fallbacks in the database."""
+def build_model(
+    config: Config, db: Database, wrap: Callable[[Model], Model] | None = None
+) -> ToolModeModel:
+    """The configured model, wrapped in its tool mode, remembering fallbacks in the database;
+    ``wrap`` goes round the provider's adapter (counting every call it sends)."""
     settings = config.llm
     where = endpoint(settings)
     key = api_key(where)
@@ -93,5 +97,5 @@ def build_model(config: Config, db: Database) -> ToolModeModel:
     native = where.provider == "anthropic" and settings.tool_mode == "auto"
     mode = "native" if native else settings.tool_mode
     modes = StoredModes(db)
-    sighted = VisionModel(adapter, settings.vision, modes)
+    sighted = VisionModel(wrap(adapter) if wrap else adapter, settings.vision, modes)
     return ToolModeModel(sighted, mode, modes, reply_tokens=settings.max_tokens)

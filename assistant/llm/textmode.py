@@ -46,7 +46,7 @@ def text_request(request: Request) -> Request:
     system = request.system
     if request.tools:
         system = f"{system}\n\n{instructions(request.tools)}".strip()
-    return Request(system, text_messages(request.messages), ())
+    return Request(system, text_messages(request.messages), (), payer=request.payer)
 
 
 def instructions(specs: Sequence[ToolSpec]) -> str:

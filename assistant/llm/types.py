@@ -118,6 +118,20 @@ class Usage:
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0  # of the input, read from the provider's cache
+
+
+@dataclass(frozen=True)
+class Payer:
+    """Whom a model call is for, and why: a person's chat, or one of their scheduled tasks."""
+
+    user_id: int
+    zone: str = "UTC"
+    source: Literal["chat", "task", "speech", "system"] = "chat"
+    task_id: str = ""
+    run: str = ""  # a task's run: the time it was due, so its calls count as one run
+    group: bool = False  # said in a group chat: the group's shared budget counts too
+    task_cap: float = 0.0  # the task's own monthly cap (0: none)
 
 
 @dataclass(frozen=True)
@@ -128,6 +142,7 @@ class Request:
     messages: Sequence[Message]
     tools: Sequence[ToolSpec] = ()
     schema: Mapping[str, Any] | None = None  # grammar mode: the one JSON object to write
+    payer: Payer | None = None  # whom it is for, counted and held to their budget
 
 
 @dataclass(frozen=True)

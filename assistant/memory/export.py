@@ -22,12 +22,22 @@ _MESSAGES = (
 )
 
 
+_USAGE = (
+    "SELECT day, source, task_id, model, COUNT(*), SUM(input_tokens), SUM(cached_tokens), "
+    "SUM(output_tokens), SUM(audio_seconds), SUM(cost) FROM usage WHERE user_id = ? "
+    "GROUP BY day, source, task_id, model ORDER BY day"
+)
+_USAGE_KEYS = ("day", "source", "task_id", "model", "calls", "input_tokens", "cached_tokens",
+               "output_tokens", "audio_seconds", "cost")  # fmt: skip
+
+
 async def gather(db: Database, user_id: int, exported_at: str) -> dict[str, Any]:
     """Everything stored for one user, as plain JSON values."""
     async with db.read() as session:
         notes = await session.fetchall(_NOTES, (user_id,))
         tasks = await session.fetchall(_TASKS, (user_id,))
         messages = await session.fetchall(_MESSAGES, (user_id,))
+        usage = await session.fetchall(_USAGE, (user_id,))
     return {
         "format": FORMAT,
         "exported_at": exported_at,
@@ -35,6 +45,7 @@ async def gather(db: Database, user_id: int, exported_at: str) -> dict[str, Any]
         "notes": [_note(row) for row in notes],
         "tasks": [_task(row) for row in tasks],
         "conversations": _conversations(messages),
+        "model_usage": [dict(zip(_USAGE_KEYS, row, strict=True)) for row in usage],
     }
 
 

@@ -18,8 +18,6 @@ from assistant.agent.dialog.events import (
     Answer,
     Done,
     EventSink,
-    TextSoFar,
-    Thinking,
     ToolFinished,
     ToolStarted,
 )
@@ -35,6 +33,7 @@ from assistant.agent.dialog.replies import (
     tool_message,
 )
 from assistant.agent.dialog.settings import AgentSettings
+from assistant.agent.dialog.streaming import answered
 from assistant.agent.dialog.turn import Given, Turn
 from assistant.agent.dialog.window import TOO_LONG, Window
 from assistant.agent.guards.claims import correction, honest, may_claim, unfounded
@@ -43,7 +42,13 @@ from assistant.agent.guards.leaks import tainted
 from assistant.agent.guards.untrusted import frame, is_framed
 from assistant.agent.person import Person
 from assistant.clock import Clock
-from assistant.errors import ContextTooLongError, LLMError, LLMUnavailableError, ModelSlowError
+from assistant.errors import (
+    BudgetError,
+    ContextTooLongError,
+    LLMError,
+    LLMUnavailableError,
+    ModelSlowError,
+)
 from assistant.llm.contextsize import ContextSizer
 from assistant.llm.model import Model
 from assistant.llm.modes import ToolModeModel
@@ -54,8 +59,8 @@ from assistant.llm.types import (
     Completion,
     Document,
     Message,
+    Payer,
     Request,
-    TextDelta,
     ToolMessage,
     UserMessage,
 )
@@ -63,6 +68,7 @@ from assistant.locales import ENGLISH
 from assistant.memory.conversation import Conversations
 from assistant.metrics import LLM_SECONDS, TURNS, Streak
 from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCall
+from assistant.usage.telling import over_budget
 
 log = logging.getLogger(__name__)
 
@@ -115,12 +121,16 @@ class Agent:
         sink: EventSink | None = None,
         *,
         attachments: Sequence[Attachment] = (),
+        payer: Payer | None = None,
     ) -> Answer:
-        """Answer ``text`` (and the pictures and files sent with it, seen by this turn only);
-        the turn is stored even when it fails or is cancelled."""
-        turn = await self._start(person, text, sink, tuple(attachments))
+        """Answer ``text`` (and the pictures and files sent with it, seen by this turn only)
+        at ``payer``'s cost (the person's chat by default); the turn is stored even when it
+        fails or is cancelled."""
+        turn = await self._start(person, text, sink, tuple(attachments), payer)
         try:
             answer = await self._run(turn)
+        except BudgetError as exc:  # not asked: the line says why and until when
+            answer = Answer(over_budget(exc, person.language, person.timezone), 0, "budget")
         except LLMError as exc:
             answer = Answer(str(exc), turn.steps, "error")
         except asyncio.CancelledError:
@@ -134,7 +144,12 @@ class Agent:
         return answer
 
     async def _start(
-        self, person: Person, text: str, sink: EventSink | None, attachments: tuple[Attachment, ...]
+        self,
+        person: Person,
+        text: str,
+        sink: EventSink | None,
+        attachments: tuple[Attachment, ...],
+        payer: Payer | None,
     ) -> Turn:
         request_id = uuid.uuid4().hex[:12]
         context = ToolContext(
@@ -149,7 +164,10 @@ class Agent:
         # Taint follows the content: outside content still in the model's input taints this turn.
         tainted = any(isinstance(m, ToolMessage) and is_framed(m.content) for m in history)
         tainted = tainted or any(isinstance(a, Document) for a in attachments)  # a file's words
-        given = Given(person, context, sink, recent, window.fixed, window.room())
+        payer = payer or Payer(
+            person.user_id, person.timezone, group=person.chat_id != person.user_id
+        )
+        given = Given(person, context, sink, recent, window.fixed, window.room(), payer)
         return Turn(given, history, new=[UserMessage(text, attachments)], tainted=tainted)
 
     async def _base_window(self) -> Window:
@@ -228,13 +246,14 @@ class Agent:
     async def _ask_once(self, turn: Turn) -> Completion:
         prompt = self._prompt(turn.given.person)
         offered = self._executor.registry.offered(turn.given.context.found)
-        request = Request(prompt, self._fitted(turn), offered)
+        request = Request(prompt, self._fitted(turn), offered, payer=turn.given.payer)
         started, outcome = time.monotonic(), "error"
         try:
             async with asyncio.timeout(self._settings.llm_timeout):
                 # an answer that may claim an action is checked before it is shown
                 shown = not may_claim(turn.asked)
-                completion = await self._complete(request, turn.given.sink, shown=shown)
+                stream = self._settings.stream
+                completion = await answered(self._model, request, turn.given.sink, stream, shown)
                 outcome = "ok"
         except TimeoutError:
             raise ModelSlowError(
@@ -260,25 +279,6 @@ class Agent:
             turn.given.room, turn.history, turn.given.recent, turn.new
         )
         return [*turn.history, *new]
-
-    async def _complete(
-        self, request: Request, sink: EventSink | None, *, shown: bool = True
-    ) -> Completion:
-        """The model's answer, streamed to ``sink`` as it grows unless it is not to be
-        ``shown`` before it is checked."""
-        if sink is not None:
-            await sink(Thinking())
-        if sink is None or not self._settings.stream:
-            return await self._model.complete(request)
-        text = ""
-        async for event in self._model.stream(request):
-            if isinstance(event, TextDelta):
-                text += event.text
-                if shown:
-                    await sink(TextSoFar(text))
-            else:
-                return event
-        raise LLMUnavailableError("The model's stream ended without an answer.")
 
     async def _act(self, turn: Turn, completion: Completion) -> list[ToolResult] | None:
         """Check, approve and run the calls; None when they stay invalid past the budget."""

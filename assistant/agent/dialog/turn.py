@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from assistant.agent.dialog.events import EventSink
 from assistant.agent.person import Person
-from assistant.llm.types import Message, UserMessage
+from assistant.llm.types import Message, Payer, UserMessage
 from assistant.tools import ToolContext, ToolResult
 
 
@@ -20,6 +20,7 @@ class Given:
     recent: list[tuple[Message, int]]  # the stored history it may draw on, with token counts
     fixed: int  # estimated tokens of the prompt and the catalogue
     room: int | None  # estimated tokens the messages may take (None: window unknown)
+    payer: Payer  # whom its model calls are counted for and held to the budget of
 
 
 @dataclass

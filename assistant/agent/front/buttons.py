@@ -11,6 +11,7 @@ from assistant.locales import ENGLISH, tr
 from assistant.memory.notes import Note
 from assistant.scheduler import Notice
 from assistant.tasks import Task
+from assistant.tools import Attachment
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Reply:
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
     files: tuple[tuple[str, bytes], ...] = ()
+    images: tuple[Attachment, ...] = ()
 
 
 def task_buttons(task: Task, language: str = ENGLISH) -> tuple[Button, ...]:

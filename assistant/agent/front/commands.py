@@ -6,7 +6,7 @@ here through ``press``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -37,7 +37,7 @@ from assistant.memory.people import People
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
 from assistant.schedules.schedule import is_recurring
-from assistant.tasks import NewTask, Owner, TaskStore, telling
+from assistant.tasks import NewTask, Owner, Task, TaskStore, telling
 from assistant.tools.services import Services, need
 from assistant.tools.telling import refused
 
@@ -54,6 +54,7 @@ Exporter = Callable[[int], Awaitable[dict[str, Any]]]
 
 
 Handler = Callable[[Person, str], Awaitable[Reply]]
+Costs = Callable[[Sequence[Task], str], Awaitable[dict[str, str]]]
 
 
 class Commands:
@@ -70,7 +71,10 @@ class Commands:
         exporter: Exporter | None = None,
         acting: Acting | None = None,
         default_zone: str = "UTC",
+        more: Mapping[str, Handler] | None = None,
+        costs: Costs | None = None,
     ) -> None:
+        self._costs = costs  # what each scheduled agent task costs, told in /tasks
         self._services = services
         self._default_zone = default_zone  # the config's, offered first at /start
         self._acting = acting  # tool calls, audited; without it the store is written directly
@@ -86,7 +90,7 @@ class Commands:
             "notes": self._notes, "note": self._note, "search": self._search, "tz": self._tz,
             "lang": self._lang,
             "clear": self._clear, "stop": self._stop, "audit": self._audit_list,
-            "export": self._export,
+            "export": self._export, **(more or {}),
         }  # fmt: skip
 
     async def handle(self, person: Person, text: str) -> Reply | None:
@@ -153,7 +157,10 @@ class Commands:
         if not tasks:
             return Reply(tr(language, "You have no tasks. Try /remind in 10m stretch"))
         shown = tasks[page * PAGE : (page + 1) * PAGE]
+        costs = await self._costs(shown, language) if self._costs else {}
         lines = [f"• {telling.line(t, person.timezone, language)}" for t in shown]
+        lines = [f"{line} ({costs[t.id]})" if t.id in costs else line
+                 for t, line in zip(shown, lines, strict=True)]  # fmt: skip
         head = ntr(language, "{n} task", "{n} tasks", len(tasks))
         if page:
             head = tr(language, "{count}; from {first} to {last}", count=head,

@@ -22,6 +22,7 @@ from assistant.agent.approving.human import deleting, verb
 from assistant.agent.front.acting import Acting
 from assistant.agent.front.before import event_time, lead_time
 from assistant.agent.front.buttons import Button, Reply
+from assistant.agent.front.spending import Spending
 from assistant.agent.front.zones import set_zone, time_here, time_in
 from assistant.agent.person import Person
 from assistant.clock import Clock
@@ -64,7 +65,9 @@ class LocalFirst:
         questions: Questions,
         people: People | None = None,
         no_model: str = "",
+        spending: Spending | None = None,
     ) -> None:
+        self._spending = spending
         self._people = people
         self._acting = acting
         self._services = services
@@ -145,14 +148,24 @@ class LocalFirst:
             return await self._forget(person, slots, language)
         if found.intent in ("time_here", "time_in", "set_zone"):
             return await self._time_and_zone(person, found)
-        if found.intent == "set_language" and self._people is not None:
-            language = known_language(slots["language"])
-            await self._people.set_language(person.user_id, language or found.language)
-            return Reply(tr(language or found.language, "I will answer you in English."))
+        if found.intent in ("usage", "set_language"):
+            return await self._own(person, found)
         tool, arguments = _LOOKS[found.intent], {}
         if found.intent == "note":
             arguments = {"content": plain(slots["what"])}
         return await self._acting.run(person, tool, arguments, language)
+
+    async def _own(self, person: Person, found: Match) -> Reply:
+        """What the person asks about themselves: the language they are answered in, what
+        the model cost them."""
+        if found.intent == "usage":
+            if self._spending is None:
+                return Reply(tr(found.language, "Nothing is counted here yet."))
+            return await self._spending.usage(person)
+        language = known_language(found.slots.get("language", "")) or found.language
+        if self._people is not None:
+            await self._people.set_language(person.user_id, language)
+        return Reply(tr(language, "I will answer you in English."))
 
     async def _time_and_zone(self, person: Person, found: Match) -> Reply:
         """The time here or in a place, or the person's zone set by a place's name."""

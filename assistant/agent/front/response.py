@@ -26,4 +26,4 @@ class Response:
         """The response that carries a command's reply or the model's answer."""
         if isinstance(result, Answer):
             return cls(result.text, images=result.attachments, ending=result.ending, streamed=True)
-        return cls(result.text, result.buttons, result.files)
+        return cls(result.text, result.buttons, result.files, result.images)

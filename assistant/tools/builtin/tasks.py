@@ -52,6 +52,7 @@ class AgentTaskData(_Data):
 
     prompt: str = Field(min_length=1, max_length=4000)
     tools: list[str] = Field(default_factory=list)
+    monthly_cap: float = Field(default=0.0, ge=0, le=1e12)  # its own cap, in the budget's unit
 
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -127,7 +128,8 @@ async def add_recurring_task(
         description: what it is, in the user's words
         task_type: reminder, api_call, web_search or agent_task
         execution_data: api_call {url, method, headers, body}; web_search {query};
-            agent_task {prompt}; reminder {text} (optional)
+            agent_task {prompt, monthly_cap (optional; in the budget's unit)};
+            reminder {text} (optional)
     """
     services, store = _store(context)
     data = execution_data_for(task_type, execution_data or {}, description, context)

@@ -1,0 +1,226 @@
+"""Every model call in the database: reserved against the budgets before it is made, settled
+with what the server reported when it ends.
+
+The check and the reservation are one write transaction, so two chats racing past a limit
+cannot both spend it: the second sees the first's reservation. A reservation left by a crash
+stays counted at its estimate (marked so), which errs on the side of the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from assistant.clock import Clock
+from assistant.db import Database, Session
+from assistant.errors import BudgetError, BudgetPeriod
+from assistant.llm.types import Payer
+from assistant.metrics import LLM_COST, LLM_TOKENS
+from assistant.pricing import BudgetSettings, Price
+
+ALERT_LEVELS = (80, 100)  # percent of a limit at which the owner is told, once each
+Span = Literal["day", "month"]
+Whose = Literal["person", "group", "task"]
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What one call consumed: tokens (cached ones are part of the input), audio seconds."""
+
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    audio_seconds: float = 0.0
+    estimated: bool = False  # the server reported none: our estimate
+
+
+@dataclass(frozen=True)
+class Alert:
+    """A person reached ``level`` percent of a limit: their day's or their month's."""
+
+    user_id: int
+    period: Span
+    level: int
+    limit: float
+    unit: str  # "tokens", or the currency of a limit in money
+
+
+@dataclass(frozen=True)
+class Window:
+    """A person's day and month, as the ``day`` column holds them, and when each ends (UTC)."""
+
+    day: str
+    month_start: str
+    month_end: str
+    day_ends: datetime
+    month_ends: datetime
+
+    @classmethod
+    def at(cls, now: datetime, zone: str) -> Window:
+        """The day and month ``now`` falls in, in ``zone``."""
+        tz = ZoneInfo(zone)
+        today = now.astimezone(tz).date()
+        first = today.replace(day=1)
+        following = (first + timedelta(days=32)).replace(day=1)
+
+        def midnight(day: date) -> datetime:
+            return datetime.combine(day, time(), tz).astimezone(now.tzinfo)
+
+        return cls(
+            today.isoformat(),
+            first.isoformat(),
+            following.isoformat(),
+            midnight(today + timedelta(days=1)),
+            midnight(following),
+        )
+
+    def ends(self, span: Span) -> datetime:
+        """When the day or the month ends (UTC)."""
+        return self.day_ends if span == "day" else self.month_ends
+
+
+class Ledger:
+    """Reserves, settles and sums model calls."""
+
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        budgets: BudgetSettings,
+        prices: Mapping[str, Price],
+        currency: str = "USD",
+    ) -> None:
+        self.unit = currency if budgets.unit == "money" else "tokens"
+        self._pruned = ""  # the day old rows were last removed
+        self._db = db
+        self._clock = clock
+        self._budgets = budgets
+        self._prices = prices
+        self._metric = "cost" if budgets.unit == "money" else "input_tokens + output_tokens"
+
+    def cost(self, model: str, counted: Counted) -> float:
+        """What ``counted`` costs at ``model``'s price (0 when it has none)."""
+        price = self._prices.get(model, Price())
+        return price.of(
+            counted.input_tokens,
+            counted.cached_tokens,
+            counted.output_tokens,
+            counted.audio_seconds,
+        )
+
+    async def reserve(
+        self, payer: Payer, model: str, estimate: Counted, *, check: bool = True
+    ) -> int:
+        """Check every budget ``payer`` answers to and hold ``estimate`` against them, as one
+        transaction; the reservation's id, or BudgetError when one is spent."""
+        window = Window.at(self._clock.now(), payer.zone)
+        async with self._db.write() as session:
+            await self._prune(session, window)
+            if check:
+                await self._check(session, payer, window)
+            cursor = await session.execute(
+                "INSERT INTO usage (at, day, user_id, source, task_id, run, grouped, model, "
+                "input_tokens, cached_tokens, output_tokens, audio_seconds, cost, estimated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                (self._clock.now().isoformat(), window.day, payer.user_id, payer.source,
+                 payer.task_id, payer.run, int(payer.group), model, *_tokens(estimate),
+                 estimate.audio_seconds, self.cost(model, estimate)),
+            )  # fmt: skip
+        return int(cursor.lastrowid or 0)
+
+    async def settle(
+        self, held: int, payer: Payer, model: str, counted: Counted
+    ) -> tuple[Alert, ...]:
+        """The call's real use in place of its reservation; the owner's alerts it crossed."""
+        cost = self.cost(model, counted)
+        window = Window.at(self._clock.now(), payer.zone)
+        async with self._db.write() as session:
+            await session.execute(
+                "UPDATE usage SET input_tokens = ?, cached_tokens = ?, output_tokens = ?, "
+                "audio_seconds = ?, cost = ?, estimated = ?, settled = 1 WHERE id = ?",
+                (*_tokens(counted), counted.audio_seconds, cost, int(counted.estimated), held),
+            )
+            alerts = await self._alerts(session, payer, window)
+        LLM_TOKENS.labels(model, payer.source, "input").inc(counted.input_tokens)
+        LLM_TOKENS.labels(model, payer.source, "cached").inc(counted.cached_tokens)
+        LLM_TOKENS.labels(model, payer.source, "output").inc(counted.output_tokens)
+        LLM_COST.labels(model, payer.source).inc(cost)
+        return alerts
+
+    async def release(self, held: int) -> None:
+        """A call that failed before the server took it: its reservation goes."""
+        await self._db.write_one("DELETE FROM usage WHERE id = ? AND settled = 0", (held,))
+
+    async def _prune(self, session: Session, window: Window) -> None:
+        """Rows older than ``budgets.keep_days`` go, once a day."""
+        if self._pruned == window.day:
+            return
+        oldest = date.fromisoformat(window.day) - timedelta(days=self._budgets.keep_days)
+        await session.execute("DELETE FROM usage WHERE day < ?", (oldest.isoformat(),))
+        self._pruned = window.day
+
+    async def _check(self, session: Session, payer: Payer, window: Window) -> None:
+        """BudgetError for the first budget ``payer`` has spent: theirs, their group's, their
+        task's."""
+        limits, groups = self._budgets.limits(payer.user_id), self._budgets.groups
+        checks: list[tuple[Whose, Span, float]] = [
+            ("person", "day", limits.daily),
+            ("person", "month", limits.monthly),
+        ]
+        if payer.group:
+            checks += [("group", "day", groups.daily), ("group", "month", groups.monthly)]
+        if payer.task_id:
+            checks.append(("task", "month", payer.task_cap))
+        for whose, span, limit in checks:
+            if limit and await self._spent(session, payer, window, span, whose) >= limit:
+                period: BudgetPeriod = "task" if whose == "task" else span
+                raise BudgetError(
+                    f"the {whose}'s {span} budget is spent", period, window.ends(span)
+                )
+
+    async def _spent(
+        self, session: Session, payer: Payer, window: Window, span: Span, whose: Whose = "person"
+    ) -> float:
+        """What ``whose`` used in the day or the month (reservations included)."""
+        column, value = {
+            "person": ("user_id", payer.user_id),
+            "group": ("grouped", 1),
+            "task": ("task_id", payer.task_id),
+        }[whose]
+        days = "day = ?" if span == "day" else "day >= ? AND day < ?"
+        bounds = (window.day,) if span == "day" else (window.month_start, window.month_end)
+        row = await session.fetchone(
+            f"SELECT COALESCE(SUM({self._metric}), 0) FROM usage WHERE {column} = ? AND {days}",
+            (value, *bounds),
+        )
+        return float(row[0]) if row else 0.0
+
+    async def _alerts(self, session: Session, payer: Payer, window: Window) -> tuple[Alert, ...]:
+        """The levels the person's day and month crossed, each recorded so it is told once."""
+        limits, found = self._budgets.limits(payer.user_id), []
+        spans: tuple[tuple[Span, float, str], ...] = (
+            ("day", limits.daily, window.day),
+            ("month", limits.monthly, window.month_start[:7]),
+        )
+        for span, limit, key in spans:
+            spent = await self._spent(session, payer, window, span) if limit else 0.0
+            for level in ALERT_LEVELS if limit else ():
+                crossed = spent >= limit * level / 100
+                if crossed and await _first_time(session, payer.user_id, f"{span}:{key}", level):
+                    found.append(Alert(payer.user_id, span, level, limit, self.unit))
+        return tuple(found)
+
+
+async def _first_time(session: Session, user_id: int, period: str, level: int) -> bool:
+    cursor = await session.execute(
+        "INSERT OR IGNORE INTO budget_alerts (user_id, period, level) VALUES (?, ?, ?)",
+        (user_id, period, level),
+    )
+    return bool(cursor.rowcount)
+
+
+def _tokens(counted: Counted) -> tuple[int, int, int]:
+    return counted.input_tokens, counted.cached_tokens, counted.output_tokens

@@ -1,0 +1,100 @@
+"""A model whose every call is held to its payer's budget before it is sent and counted when
+it ends: the tokens the server reported, or our estimate (marked) when it reported none."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from assistant.llm.model import Model
+from assistant.llm.tokens import ApproxCounter, message_tokens
+from assistant.llm.types import Completion, Payer, Request, StreamEvent, TextDelta
+from assistant.usage.ledger import Alert, Counted, Ledger
+
+log = logging.getLogger(__name__)
+CHARS_PER_TOKEN = 4  # a tool's schema and a call's arguments: JSON, a token every four
+SYSTEM = Payer(0, source="system")  # calls for nobody (the tool-mode probe): counted, not held
+Alerted = Callable[[Alert], Awaitable[None]]
+
+
+class MeteredModel:
+    """Wraps a provider's adapter: reserve, call, settle."""
+
+    def __init__(
+        self, inner: Model, ledger: Ledger, model: str, *, reply_tokens: int, on_alert: Alerted
+    ) -> None:
+        self._inner = inner
+        self._ledger = ledger
+        self._model = model
+        self._reply_tokens = reply_tokens
+        self._on_alert = on_alert
+
+    @property
+    def name(self) -> str:
+        """The adapter's name."""
+        return self._inner.name
+
+    async def complete(self, request: Request) -> Completion:
+        """The answer, once the budget allowed the call."""
+        held = await self._reserve(request)
+        try:
+            completion = await self._inner.complete(request)
+        except BaseException:
+            await asyncio.shield(self._ledger.release(held))
+            raise
+        await self._settle(held, request, completion)
+        return completion
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        """The answer as it grows, once the budget allowed the call; its final usage counted."""
+        held, text = await self._reserve(request), ""
+        try:
+            async for event in self._inner.stream(request):
+                if isinstance(event, TextDelta):
+                    text += event.text
+                else:
+                    await self._settle(held, request, event)
+                    held = 0
+                yield event
+        finally:
+            if held and text:  # ended early: what was streamed was spent
+                await asyncio.shield(self._settle(held, request, Completion(text)))
+            elif held:
+                await asyncio.shield(self._ledger.release(held))
+
+    async def close(self) -> None:
+        """Let go of the adapter's connections."""
+        await self._inner.close()
+
+    async def _reserve(self, request: Request) -> int:
+        if request.payer is None:
+            return await self._ledger.reserve(SYSTEM, self._model, Counted(), check=False)
+        estimate = Counted(_input(request), 0, self._reply_tokens, estimated=True)
+        return await self._ledger.reserve(request.payer, self._model, estimate)
+
+    async def _settle(self, held: int, request: Request, completion: Completion) -> None:
+        usage = completion.usage
+        counted = Counted(usage.input_tokens, usage.cached_tokens, usage.output_tokens)
+        if not usage.input_tokens and not usage.output_tokens:
+            counted = Counted(_input(request), 0, _output(completion), estimated=True)
+        alerts = await self._ledger.settle(held, request.payer or SYSTEM, self._model, counted)
+        for alert in alerts:
+            try:
+                await self._on_alert(alert)
+            except Exception:  # the owner's notice is not worth the person's answer
+                log.exception("could not tell the owner of a budget alert")
+
+
+def _input(request: Request) -> int:
+    """An estimate of the tokens a request sends, as the window counts them."""
+    counter = ApproxCounter()
+    tools = sum(len(json.dumps(t.parameters, default=str)) for t in request.tools)
+    messages = sum(message_tokens(m, counter) for m in request.messages)
+    return counter.count(request.system) + messages + tools // CHARS_PER_TOKEN
+
+
+def _output(completion: Completion) -> int:
+    arguments = sum(len(json.dumps(c.arguments, default=str)) for c in completion.calls)
+    return ApproxCounter().count(completion.text) + arguments // CHARS_PER_TOKEN + 1
