@@ -13,10 +13,10 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 from aiosqlite.context import Result
@@ -27,6 +27,7 @@ from assistant.fulltext import indexed
 from assistant.migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 FILE_NAME = "assistant.db"
@@ -145,15 +146,24 @@ class Database:
     async def write_one(self, sql: str, parameters: Iterable[Any] = ()) -> aiosqlite.Cursor:
         """One statement as a transaction of its own (SQLite's autocommit: all or nothing),
         in one hop to the connection's thread instead of three (begin, statement, commit)."""
+        return await self._alone(lambda: self._conn.execute(sql, tuple(parameters)))
+
+    async def write_rows(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
+        """One statement with ``RETURNING`` as a transaction of its own, and the rows it
+        returned, in one hop (the statement is done, so committed, once its rows are read)."""
+        rows = await self._alone(lambda: self._conn.execute_fetchall(sql, tuple(parameters)))
+        return list(rows)
+
+    async def _alone(self, step: Callable[[], Awaitable[_T]]) -> _T:
         self._refuse_nested()
         async with self._lock:
             try:
-                cursor = await self._conn.execute(sql, tuple(parameters))
+                done = await step()
             except sqlite3.DatabaseError as exc:
                 _unwritten(exc)
                 raise
             self.checkpointer.wrote()
-            return cursor
+            return done
 
     async def copy_to(self, target: Path) -> None:
         """A consistent copy of the database at ``target`` (SQLite's online backup)."""

@@ -250,8 +250,9 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 15: every model call counted: for whom (the person, a group chat, a task), which model,
     # the tokens the server reported (or our estimate, marked), and its cost at the price of
-    # the day; ``day`` is the person's local date, ``month`` its first seven characters. A row
-    # is a reservation (``settled`` 0) from the budget check until the call ends. The alerts
+    # the day; ``day`` is the person's local date (its month: the first seven characters). A row
+    # is a reservation (``settled`` 0) from the budget check until the call ends; the index by
+    # person and day covers what a budget sums, so a check reads the index alone. The alerts
     # the owner was sent, so each is sent once.
     """
     CREATE TABLE usage (
@@ -272,7 +273,7 @@ MIGRATIONS: tuple[str, ...] = (
         estimated     INTEGER NOT NULL DEFAULT 0,
         settled       INTEGER NOT NULL DEFAULT 0
     );
-    CREATE INDEX usage_by_person_day ON usage (user_id, day);
+    CREATE INDEX usage_by_person_day ON usage (user_id, day, cost, input_tokens, output_tokens);
     CREATE INDEX usage_by_task ON usage (task_id, day) WHERE task_id != '';
     CREATE INDEX usage_by_group_day ON usage (grouped, day) WHERE grouped = 1;
     CREATE TABLE budget_alerts (

@@ -54,6 +54,7 @@ async def served(
     scheduler=None,
     speech=None,
     images=None,
+    budgets=None,
     **llm,
 ):
     monkeypatch.setenv("TEST_BOT_TOKEN", TOKEN)
@@ -78,6 +79,7 @@ async def served(
             "net": net or {},
             "scheduler": scheduler or {},
             "speech": speech or {},
+            "budgets": budgets or {},
             "images": images or {},
         }
         stop = asyncio.Event()

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from fakehttp import Reply, fake_server
 from llm_fixtures import chat_reply, chat_stream
+from test_telegram import ADA, eventually, served
 
 from assistant import app
 from assistant.app import operations, serve
@@ -349,3 +350,67 @@ async def test_the_export_holds_the_usage_and_old_rows_go_after_keep_days(tmp_pa
             data = await gather(runtime.db, OWNER, clock.now().isoformat())
     assert [row["day"] for row in data["model_usage"]] == ["2026-02-20", "2026-03-14"]
     assert data["model_usage"][1]["cost"] == 2.0 and data["model_usage"][1]["calls"] == 1
+
+
+async def test_a_voice_notes_minutes_are_counted_and_held_to_the_budget(
+    tmp_path, clock, monkeypatch
+):
+    llm = {"model": "test-model", "prices": {"whisper-small": {"audio_minute": 0.5}}}
+    spoken = "/remind in 10m stretch"
+    async with fake_server() as whisper:
+        whisper.default = lambda request: Reply(json={"text": spoken})
+        speech = {"base_url": f"{whisper.url}/v1", "model": "whisper-small"}
+        budgets = {"daily": 0.9}
+        async with served(
+            tmp_path, clock, monkeypatch, speech=speech, budgets=budgets, **llm
+        ) as running:
+            running.telegram.voice(ADA, b"OggS voice", seconds=120)  # 1.00 at 0.5 a minute
+            await eventually(lambda: any("stretch" in t for t in running.telegram.texts()))
+            running.telegram.voice(ADA, b"OggS voice", seconds=30)
+            await eventually(lambda: any("budget" in t for t in running.telegram.texts()))
+    assert len(whisper.requests) == 1  # the second note was not sent to be transcribed
+    with sqlite3.connect(tmp_path / "assistant.db") as db:
+        counted = db.execute("SELECT source, model, audio_seconds, cost FROM usage").fetchall()
+    assert counted == [("speech", "whisper-small", 120.0, 1.0)]
+    said = [t for t in running.telegram.texts() if "budget" in t]
+    assert said == ["Today's budget for the model is spent; it starts again Sun, Mar 15, "
+                    "00:00. Reminders, notes and commands still work."]  # fmt: skip
+
+
+async def test_a_russian_person_gets_the_budget_line_and_usage_in_russian(
+    tmp_path, clock, monkeypatch
+):
+    async with served(tmp_path, clock, monkeypatch, budgets={"daily": 0.5}, model="test-model",
+                      prices=PRICES) as running:  # fmt: skip
+        running.model.script(reply_with(BIG))
+        running.telegram.message(ADA, "/lang ru")
+        running.telegram.message(ADA, "привет")
+        await eventually(lambda: "Hello." in running.telegram.texts())
+        running.telegram.message(ADA, "как дела?")
+        await eventually(lambda: any("Дневной бюджет" in t for t in running.telegram.texts()))
+        running.telegram.message(ADA, "сколько я потратил")
+        await eventually(lambda: len(running.telegram.sent("sendPhoto")) == 1)
+    texts = running.telegram.texts()
+    assert any(t.startswith("Расход модели:\nСегодня: 2.00 USD") for t in texts)
+    (photo,) = running.telegram.sent("sendPhoto")
+    assert photo["photo"][:4] == b"\x89PNG" and "Расход модели" in photo["caption"]
+
+
+@pytest.mark.parametrize(
+    ("budgets", "said"),
+    [
+        ({"daily": -1}, "budgets.daily"),
+        ({"people": {"ada": {"daily": 1.0}}}, "is not a user id"),
+        ({"unit": "euros"}, "budgets.unit"),
+        ({"keep_days": 3}, "budgets.keep_days"),
+        ({"groups": {"weekly": 1.0}}, "budgets.groups.weekly"),
+    ],
+)
+def test_a_bad_budget_in_the_config_is_one_clear_line(tmp_path, budgets, said):
+    with pytest.raises(ConfigError, match=said):
+        parse_config({"budgets": budgets})
+
+
+def test_a_bad_price_in_the_config_is_one_clear_line():
+    with pytest.raises(ConfigError, match="llm.prices"):
+        parse_config({"llm": {"prices": {"m": {"input": "cheap"}}}})

@@ -44,7 +44,11 @@ class Assistant(Protocol):
         """Answer an approval request; approving runs exactly the stored call."""
         ...
 
-    async def transcribe(self, audio: bytes, filename: str) -> str:
-        """The words of a voice note; a ``FetchError`` whose message the user may read when
-        there are none (speech not configured, the endpoint down, silence)."""
+    async def transcribe(
+        self, audio: bytes, filename: str, person: Person | None = None, seconds: float = 0.0
+    ) -> str:
+        """The words of a voice note (``seconds`` long, counted for ``person``); a
+        ``FetchError`` whose message the user may read when there are none (speech not
+        configured, the endpoint down, silence); a ``BudgetError`` when the person's budget
+        is spent."""
         ...

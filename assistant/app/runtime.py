@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
@@ -42,7 +42,7 @@ from assistant.db import Database, open_database
 from assistant.errors import FetchError, LLMError, RecipientBlockedError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model, build_sizer
-from assistant.llm.types import Attachment, Completion, Request, StreamEvent
+from assistant.llm.types import Attachment, Completion, Payer, Request, StreamEvent
 from assistant.locales import ENGLISH, known_language
 from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
@@ -59,7 +59,7 @@ from assistant.tools import Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
 from assistant.tools.validation import unencodable
-from assistant.usage.ledger import Ledger
+from assistant.usage.ledger import Counted, Ledger
 
 log = logging.getLogger(__name__)
 SPEECH_OFF = (
@@ -148,6 +148,7 @@ class Runtime:
     outside: Outside | None = None  # servers and the tools folder, where tools are used
     door: FrontDoor  # where every message and button press goes in
     local: LocalFirst | None = None  # requests understood without the model
+    ledger: Ledger | None = None  # every model call's use, held to the budgets
 
     async def person(
         self, user_id: int, chat_id: int, name: str = "", language: str = ""
@@ -174,13 +175,20 @@ class Runtime:
         """Answer an approval request: approving runs exactly the stored call."""
         return await self.desk.answer(token, user_id, approve)
 
-    async def transcribe(self, audio: bytes, filename: str) -> str:
-        """The words of a voice note, through the configured speech endpoint."""
-        speech = self.services.speech
+    async def transcribe(
+        self, audio: bytes, filename: str, person: Person | None = None, seconds: float = 0.0
+    ) -> str:
+        """The words of a voice note, through the configured speech endpoint; its minutes held
+        to the person's budget first and counted at the speech model's price."""
+        speech, settings = self.services.speech, self.setup.config.speech
         if speech is None:
             raise FetchError(SPEECH_OFF)
+        metered: AbstractAsyncContextManager[None] = nullcontext()
+        if person is not None and self.ledger is not None:
+            payer = Payer(person.user_id, person.timezone, "speech")
+            metered = self.ledger.held(payer, settings.model, Counted(audio_seconds=seconds))
         try:
-            async with asyncio.timeout(self.setup.config.speech.timeout_seconds + SPEECH_SLACK):
+            async with metered, asyncio.timeout(settings.timeout_seconds + SPEECH_SLACK):
                 return await speech.transcribe(audio, filename)
         except TimeoutError:
             raise FetchError("the speech endpoint did not answer in time") from None
@@ -359,6 +367,7 @@ async def _build(
         deliveries=deliveries,
         outside=found,
         local=local,
+        ledger=ledger,
         door=FrontDoor(commands, turns, local, answers),
     )
 

@@ -192,9 +192,11 @@ class Queued:
         """Answer an approval."""
         return await self.runtime.decide(token, user_id, approve)
 
-    async def transcribe(self, audio: bytes, filename: str) -> str:
+    async def transcribe(
+        self, audio: bytes, filename: str, person: Person | None = None, seconds: float = 0.0
+    ) -> str:
         """Not used by a terminal."""
-        return await self.runtime.transcribe(audio, filename)
+        return await self.runtime.transcribe(audio, filename, person, seconds)
 
     async def _here(self, step: Awaitable[_T]) -> _T:
         token = _HERE.set(self.console)

@@ -8,14 +8,16 @@ stays counted at its estimate (marked so), which errs on the side of the budget.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo
 
 from assistant.clock import Clock
-from assistant.db import Database, Session
+from assistant.db import Database
 from assistant.errors import BudgetError, BudgetPeriod
 from assistant.llm.types import Payer
 from assistant.metrics import LLM_COST, LLM_TOKENS
@@ -95,6 +97,7 @@ class Ledger:
     ) -> None:
         self.unit = currency if budgets.unit == "money" else "tokens"
         self._pruned = ""  # the day old rows were last removed
+        self._told: set[tuple[int, str, int]] = set()  # alerts known to be recorded
         self._db = db
         self._clock = clock
         self._budgets = budgets
@@ -114,57 +117,76 @@ class Ledger:
     async def reserve(
         self, payer: Payer, model: str, estimate: Counted, *, check: bool = True
     ) -> int:
-        """Check every budget ``payer`` answers to and hold ``estimate`` against them, as one
-        transaction; the reservation's id, or BudgetError when one is spent."""
+        """Check every budget ``payer`` answers to and hold ``estimate`` against them in one
+        statement (so in one transaction); the reservation's id, or BudgetError when one is
+        spent."""
         window = Window.at(self._clock.now(), payer.zone)
-        async with self._db.write() as session:
-            await self._prune(session, window)
-            if check:
-                await self._check(session, payer, window)
-            cursor = await session.execute(
-                "INSERT INTO usage (at, day, user_id, source, task_id, run, grouped, model, "
-                "input_tokens, cached_tokens, output_tokens, audio_seconds, cost, estimated) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
-                (self._clock.now().isoformat(), window.day, payer.user_id, payer.source,
-                 payer.task_id, payer.run, int(payer.group), model, *_tokens(estimate),
-                 estimate.audio_seconds, self.cost(model, estimate)),
-            )  # fmt: skip
-        return int(cursor.lastrowid or 0)
+        await self._prune(window)
+        checks = self._checks(payer) if check else []
+        guards = [self._spent_sql(payer, window, whose, span) for whose, span, _ in checks]
+        where = " AND ".join(f"({sql}) < ?" for sql, _ in guards) or "1"
+        limits = [value for (_, values), (*_, limit) in zip(guards, checks, strict=True)
+                  for value in (*values, limit)]  # fmt: skip
+        rows = await self._db.write_rows(
+            "INSERT INTO usage (at, day, user_id, source, task_id, run, grouped, model, "
+            "input_tokens, cached_tokens, output_tokens, audio_seconds, cost, estimated) "
+            f"SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1 WHERE {where} RETURNING id",
+            (self._clock.now().isoformat(), window.day, payer.user_id, payer.source,
+             payer.task_id, payer.run, int(payer.group), model, *_tokens(estimate),
+             estimate.audio_seconds, self.cost(model, estimate), *limits),
+        )  # fmt: skip
+        if not rows:
+            raise await self._refusal(payer, window, checks)
+        return int(rows[0][0])
 
     async def settle(
         self, held: int, payer: Payer, model: str, counted: Counted
     ) -> tuple[Alert, ...]:
-        """The call's real use in place of its reservation; the owner's alerts it crossed."""
-        cost = self.cost(model, counted)
-        window = Window.at(self._clock.now(), payer.zone)
-        async with self._db.write() as session:
-            await session.execute(
-                "UPDATE usage SET input_tokens = ?, cached_tokens = ?, output_tokens = ?, "
-                "audio_seconds = ?, cost = ?, estimated = ?, settled = 1 WHERE id = ?",
-                (*_tokens(counted), counted.audio_seconds, cost, int(counted.estimated), held),
-            )
-            alerts = await self._alerts(session, payer, window)
+        """The call's real use in place of its reservation, in one statement that also reads
+        the person's day and month so far; the owner's alerts they crossed."""
+        cost, window = self.cost(model, counted), Window.at(self._clock.now(), payer.zone)
+        day, values_day = self._spent_sql(payer, window, "person", "day")
+        month, values_month = self._spent_sql(payer, window, "person", "month")
+        rows = await self._db.write_rows(
+            "UPDATE usage SET input_tokens = ?, cached_tokens = ?, output_tokens = ?, "
+            "audio_seconds = ?, cost = ?, estimated = ?, settled = 1 WHERE id = ? "
+            f"RETURNING ({day}), ({month})",
+            (*_tokens(counted), counted.audio_seconds, cost, int(counted.estimated), held,
+             *values_day, *values_month),
+        )  # fmt: skip
         LLM_TOKENS.labels(model, payer.source, "input").inc(counted.input_tokens)
         LLM_TOKENS.labels(model, payer.source, "cached").inc(counted.cached_tokens)
         LLM_TOKENS.labels(model, payer.source, "output").inc(counted.output_tokens)
         LLM_COST.labels(model, payer.source).inc(cost)
-        return alerts
+        spent = (float(rows[0][0]), float(rows[0][1])) if rows else (0.0, 0.0)
+        return await self._alerts(payer, window, spent)
+
+    @asynccontextmanager
+    async def held(self, payer: Payer, model: str, counted: Counted) -> AsyncIterator[None]:
+        """A call whose cost is known before it is made (a voice note's minutes): reserved
+        first, settled when it succeeds, released when it fails."""
+        held = await self.reserve(payer, model, counted)
+        try:
+            yield
+        except BaseException:
+            await asyncio.shield(self.release(held))
+            raise
+        await self.settle(held, payer, model, counted)
 
     async def release(self, held: int) -> None:
         """A call that failed before the server took it: its reservation goes."""
         await self._db.write_one("DELETE FROM usage WHERE id = ? AND settled = 0", (held,))
 
-    async def _prune(self, session: Session, window: Window) -> None:
+    async def _prune(self, window: Window) -> None:
         """Rows older than ``budgets.keep_days`` go, once a day."""
         if self._pruned == window.day:
             return
         oldest = date.fromisoformat(window.day) - timedelta(days=self._budgets.keep_days)
-        await session.execute("DELETE FROM usage WHERE day < ?", (oldest.isoformat(),))
+        await self._db.write_one("DELETE FROM usage WHERE day < ?", (oldest.isoformat(),))
         self._pruned = window.day
 
-    async def _check(self, session: Session, payer: Payer, window: Window) -> None:
-        """BudgetError for the first budget ``payer`` has spent: theirs, their group's, their
-        task's."""
+    def _checks(self, payer: Payer) -> list[tuple[Whose, Span, float]]:
+        """The limits ``payer`` answers to: theirs, their group's, their task's (set ones)."""
         limits, groups = self._budgets.limits(payer.user_id), self._budgets.groups
         checks: list[tuple[Whose, Span, float]] = [
             ("person", "day", limits.daily),
@@ -174,17 +196,23 @@ class Ledger:
             checks += [("group", "day", groups.daily), ("group", "month", groups.monthly)]
         if payer.task_id:
             checks.append(("task", "month", payer.task_cap))
-        for whose, span, limit in checks:
-            if limit and await self._spent(session, payer, window, span, whose) >= limit:
-                period: BudgetPeriod = "task" if whose == "task" else span
-                raise BudgetError(
-                    f"the {whose}'s {span} budget is spent", period, window.ends(span)
-                )
+        return [check for check in checks if check[2]]
 
-    async def _spent(
-        self, session: Session, payer: Payer, window: Window, span: Span, whose: Whose = "person"
-    ) -> float:
-        """What ``whose`` used in the day or the month (reservations included)."""
+    async def _refusal(
+        self, payer: Payer, window: Window, checks: list[tuple[Whose, Span, float]]
+    ) -> BudgetError:
+        """Which budget refused the reservation, said with when it starts again."""
+        for whose, span, limit in checks:
+            if await self._spent(payer, window, span, whose) >= limit:
+                period: BudgetPeriod = "task" if whose == "task" else span
+                said = f"the {whose}'s {span} budget is spent"
+                return BudgetError(said, period, window.ends(span))
+        return BudgetError("a budget is spent", "day", window.day_ends)  # spent meanwhile
+
+    def _spent_sql(
+        self, payer: Payer, window: Window, whose: Whose, span: Span
+    ) -> tuple[str, tuple[object, ...]]:
+        """What ``whose`` used in the day or the month (reservations included), as SQL."""
         column, value = {
             "person": ("user_id", payer.user_id),
             "group": ("grouped", 1),
@@ -192,30 +220,37 @@ class Ledger:
         }[whose]
         days = "day = ?" if span == "day" else "day >= ? AND day < ?"
         bounds = (window.day,) if span == "day" else (window.month_start, window.month_end)
-        row = await session.fetchone(
-            f"SELECT COALESCE(SUM({self._metric}), 0) FROM usage WHERE {column} = ? AND {days}",
-            (value, *bounds),
-        )
+        sql = f"SELECT COALESCE(SUM({self._metric}), 0) FROM usage WHERE {column} = ? AND {days}"
+        return sql, (value, *bounds)
+
+    async def _spent(self, payer: Payer, window: Window, span: Span, whose: Whose) -> float:
+        sql, values = self._spent_sql(payer, window, whose, span)
+        async with self._db.read() as session:
+            row = await session.fetchone(sql, values)
         return float(row[0]) if row else 0.0
 
-    async def _alerts(self, session: Session, payer: Payer, window: Window) -> tuple[Alert, ...]:
+    async def _alerts(
+        self, payer: Payer, window: Window, spent: tuple[float, float]
+    ) -> tuple[Alert, ...]:
         """The levels the person's day and month crossed, each recorded so it is told once."""
         limits, found = self._budgets.limits(payer.user_id), []
-        spans: tuple[tuple[Span, float, str], ...] = (
-            ("day", limits.daily, window.day),
-            ("month", limits.monthly, window.month_start[:7]),
+        spans: tuple[tuple[Span, float, float, str], ...] = (
+            ("day", limits.daily, spent[0], window.day),
+            ("month", limits.monthly, spent[1], window.month_start[:7]),
         )
-        for span, limit, key in spans:
-            spent = await self._spent(session, payer, window, span) if limit else 0.0
+        for span, limit, used, key in spans:
             for level in ALERT_LEVELS if limit else ():
-                crossed = spent >= limit * level / 100
-                if crossed and await _first_time(session, payer.user_id, f"{span}:{key}", level):
+                told = (payer.user_id, f"{span}:{key}", level)
+                if used < limit * level / 100 or told in self._told:
+                    continue
+                self._told.add(told)
+                if await _first_time(self._db, *told):
                     found.append(Alert(payer.user_id, span, level, limit, self.unit))
         return tuple(found)
 
 
-async def _first_time(session: Session, user_id: int, period: str, level: int) -> bool:
-    cursor = await session.execute(
+async def _first_time(db: Database, user_id: int, period: str, level: int) -> bool:
+    cursor = await db.write_one(
         "INSERT OR IGNORE INTO budget_alerts (user_id, period, level) VALUES (?, ?, ?)",
         (user_id, period, level),
     )

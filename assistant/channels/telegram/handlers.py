@@ -21,9 +21,10 @@ from assistant.channels.telegram.entities import Entity, Rendered, units
 from assistant.channels.telegram.sender import Sender
 from assistant.channels.telegram.sending import send_piece
 from assistant.config import SpeechSettings
-from assistant.errors import DocumentError, FetchError, StorageError
+from assistant.errors import BudgetError, DocumentError, FetchError, StorageError
 from assistant.llm.types import Attachment, Document, Image
 from assistant.metrics import UPDATES as HANDLED
+from assistant.usage.telling import over_budget
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +64,13 @@ class Handlers:
         try:
             audio = await (await sound.get_file()).download_as_bytearray()
             name = getattr(sound, "file_name", None) or "voice.ogg"
-            words = await self._assistant.transcribe(bytes(audio), name)
+            length = seconds(sound.to_dict().get("duration"))
+            words = await self._assistant.transcribe(bytes(audio), name, person, length)
         except (FetchError, TelegramError) as exc:
             await self._channel.send(chat_id, unheard(exc))
+            return
+        except BudgetError as exc:  # the minutes were not sent to be heard
+            await self._channel.send(chat_id, over_budget(exc, person.language, person.timezone))
             return
         await send_piece(self._channel.api, chat_id, quoted(words), None)
         await self._take(person, words)
