@@ -177,10 +177,11 @@ RUSSIAN_CONVERSATION = [
     "/clear", "/nosuch", "/tasks", "/remind 2020-01-01 10:00 старое", "/remind завтра в 3 х",
     "/remind завтра", "/remind размяться", "напомни за час до встречи в 15:00 взять документы",
     "напомни за час до поезда", "в 18:00", "каждое 1 число в 10 платить за квартиру",
+    "/usage", "сколько я потратил",
 ]  # fmt: skip
 # A Latin word that may stand in Russian text: a command, a zone, an id, a placeholder.
 _ALLOWED = re.compile(
-    r"/\w+(?:@\w+)?|[A-Z][A-Za-z_]+/[A-Za-z_/]+|<[^>]*>|\b(?:en|ru|id|API|k3x9|30m)\b"
+    r"/\w+(?:@\w+)?|[A-Z][A-Za-z_]+/[A-Za-z_/]+|<[^>]*>|\b(?:en|ru|id|API|k3x9|30m|USD)\b"
 )
 
 

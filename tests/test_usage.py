@@ -213,9 +213,11 @@ async def test_a_scheduled_agent_task_over_budget_is_skipped_with_a_notice_not_r
     assert runs == [("ok", 1)]  # done, once: not failed, not retried
 
 
-async def add_agent_task(runtime, person, when: str, description: str, prompt: str):
+async def add_agent_task(
+    runtime, person, when: str, description: str, prompt: str, cap: float = 0.0
+):
     parsed = read_schedule(when, person.timezone, runtime.clock.now())
-    data = {"prompt": prompt, "tools": []}
+    data = {"prompt": prompt, "tools": [], "monthly_cap": cap}
     owner = Owner(person.user_id, person.chat_id)
     return await runtime.tasks.add(NewTask(owner, "agent_task", description, parsed, data))
 
@@ -414,3 +416,37 @@ def test_a_bad_budget_in_the_config_is_one_clear_line(tmp_path, budgets, said):
 def test_a_bad_price_in_the_config_is_one_clear_line():
     with pytest.raises(ConfigError, match="llm.prices"):
         parse_config({"llm": {"prices": {"m": {"input": "cheap"}}}})
+
+
+async def test_a_task_carries_its_own_monthly_cap_and_its_runs_are_counted_as_its_own(
+    tmp_path, clock
+):
+    channel = Recording()
+    async with fake_server() as server:
+        server.default = lambda request: reply_with(BIG)  # 2.00 a run
+        async with compose(
+            setup_for(tmp_path, f"{server.url}/v1"), clock, channel, channel
+        ) as runtime:
+            owner = await runtime.person(OWNER, OWNER)
+            task = await add_agent_task(runtime, owner, "every 1h", "digest", "news?", cap=3.0)
+            for _ in range(3):
+                clock.advance(timedelta(hours=1, minutes=1))
+                await runtime.scheduler.fire_due()
+    assert len(server.requests) == 2  # 2.00, then 4.00: past the cap of 3.00, the third waits
+    assert [r[:3] for r in rows(tmp_path)] == [(OWNER, "task", task.id)] * 2
+    assert channel.notices[-1].text.startswith("⏸ digest: This task's monthly cap is spent")
+    assert await runs_of(tmp_path) == [("ok", 1)] * 3
+
+
+async def test_asked_in_russian_by_someone_with_no_language_yet_it_answers_in_russian(
+    tmp_path, clock
+):
+    async with (
+        fake_server() as server,
+        compose(
+            setup_for(tmp_path, f"{server.url}/v1"), clock, Recording(), Recording()
+        ) as runtime,
+    ):
+        said = await runtime.answer(await runtime.person(OWNER, OWNER), "сколько я потратил")
+    assert said.text.startswith("Расход модели:\nСегодня: 0.00 USD")
+    assert said.images[0].caption == "Расход модели за последние 30 дней"

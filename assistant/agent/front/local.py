@@ -161,7 +161,7 @@ class LocalFirst:
         if found.intent == "usage":
             if self._spending is None:
                 return Reply(tr(found.language, "Nothing is counted here yet."))
-            return await self._spending.usage(person)
+            return await self._spending.usage(person, language=found.language)
         language = known_language(found.slots.get("language", "")) or found.language
         if self._people is not None:
             await self._people.set_language(person.user_id, language)

@@ -33,11 +33,12 @@ class Spending:
         self._owner = owner
         self._tasks = tasks
 
-    async def usage(self, person: Person, rest: str = "") -> Reply:
-        """The person's use (everyone's for the owner), and the 30 days as a chart."""
+    async def usage(self, person: Person, rest: str = "", *, language: str = "") -> Reply:
+        """The person's use (everyone's for the owner), and the 30 days as a chart, in their
+        language (else ``language``, that of their words)."""
         from assistant.usage.chart import chart  # matplotlib: loaded when first drawn
 
-        language = person.language or "en"
+        language = person.language or language or "en"
         everyone = person.user_id == self._owner
         found = await report(
             self._db, self._clock.now(), person.timezone, None if everyone else person.user_id
