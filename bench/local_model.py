@@ -90,6 +90,7 @@ class Tally:
     locked: int = 0
     failed_last: dict[int, bool] = field(default_factory=dict)  # did the chat's last turn fail
     seconds: list[float] = field(default_factory=list)
+    counted: tuple[int, int, int, int] = (0, 0, 0, 0)  # model calls, in, out, estimated
 
 
 def free_port() -> int:
@@ -158,6 +159,12 @@ async def run_mode(base_url: str, mode: str, quick: bool, local_first: bool) -> 
             async with runtime.db.read() as session:
                 rows = await session.fetchall("SELECT COUNT(*) FROM scheduled_tasks")
             tally.tasks_created = int(rows[0][0])
+            async with runtime.db.read() as session:
+                used = await session.fetchone(
+                    "SELECT COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(estimated) "
+                    "FROM usage WHERE source = 'chat'"
+                )
+            tally.counted = tuple(int(value or 0) for value in used)  # type: ignore[assignment]
     return tally
 
 
@@ -221,7 +228,9 @@ def main() -> None:
                 f"context errors {t.context_errors}, locked chats {t.locked}, "
                 f"false claims {t.false_claims}, calls in small talk {t.unasked}, "
                 f"latency p50 {statistics.median(ordered):.1f} s, "
-                f"p95 {p95:.1f} s, {t.turns} turns",
+                f"p95 {p95:.1f} s, {t.turns} turns; counted {t.counted[0]} model calls, "
+                f"{t.counted[1]} input and {t.counted[2]} output tokens, "
+                f"{t.counted[3]} estimated",
                 flush=True,
             )
 

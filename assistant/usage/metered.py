@@ -8,6 +8,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+from assistant.errors import AssistantError
 from assistant.llm.model import Model
 from assistant.llm.tokens import ApproxCounter, message_tokens
 from assistant.llm.types import Completion, Payer, Request, StreamEvent, TextDelta
@@ -83,6 +84,8 @@ class MeteredModel:
         for alert in alerts:
             try:
                 await self._on_alert(alert)
+            except AssistantError as exc:  # no channel here, the owner blocked the bot
+                log.warning("could not tell the owner of a budget alert: %s", exc)
             except Exception:  # the owner's notice is not worth the person's answer
                 log.exception("could not tell the owner of a budget alert")
 
