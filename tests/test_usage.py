@@ -9,11 +9,14 @@ import io
 import sqlite3
 import struct
 from datetime import datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from fakehttp import Reply, fake_server
 from llm_fixtures import chat_reply, chat_stream
+from test_console import Terminal
+from test_console import setup_for as console_setup
 from test_telegram import ADA, eventually, served
 
 from assistant import app
@@ -450,3 +453,14 @@ async def test_asked_in_russian_by_someone_with_no_language_yet_it_answers_in_ru
         said = await runtime.answer(await runtime.person(OWNER, OWNER), "сколько я потратил")
     assert said.text.startswith("Расход модели:\nСегодня: 0.00 USD")
     assert said.images[0].caption == "Расход модели за последние 30 дней"
+
+
+async def test_in_the_terminal_the_chart_is_saved_where_it_says(tmp_path, clock, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    terminal = Terminal(exports=tmp_path / "exports")
+    terminal.type("/usage", "/quit")
+    await serve.chat(console_setup(tmp_path), clock, terminal.console)
+    (saved,) = [line.split("saved ", 1)[1] for line in terminal.text().splitlines()
+                if "saved " in line]  # fmt: skip
+    picture = await asyncio.to_thread(Path(saved).read_bytes)
+    assert saved.endswith("picture-1.png") and picture[:4] == b"\x89PNG"

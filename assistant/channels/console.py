@@ -323,10 +323,11 @@ class Console:
             return
         printer = Printer(self._out, self._style)
         result = await assistant.answer(person, text, printer.show)
+        pictures = [(f"picture-{n}.png", p.data) for n, p in enumerate(result.images, 1)]
         if result.streamed:
             printer.finish(result)
-        elif result.files:
-            self._print(result.text + "\n" + await self._save(result.files))
+        elif result.files or pictures:  # a chart, an export: saved where the terminal says
+            self._print(result.text + "\n" + await self._save([*result.files, *pictures]))
         else:
             self._show(result)
 
