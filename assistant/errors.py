@@ -178,12 +178,16 @@ class LLMError(AssistantError):
 
 class BudgetError(LLMError):
     """A model call not made: the person's (or the group's, or the task's) budget for the day
-    or the month is spent; ``period`` says which, ``resets_at`` (UTC) when it starts again."""
+    or the month is spent; ``period`` says which, ``resets_at`` (UTC) when it starts again,
+    ``shared`` whether it was the one every group chat shares."""
 
-    def __init__(self, message: str, period: BudgetPeriod, resets_at: datetime) -> None:
+    def __init__(
+        self, message: str, period: BudgetPeriod, resets_at: datetime, *, shared: bool = False
+    ) -> None:
         super().__init__(message)
         self.period: BudgetPeriod = period
         self.resets_at = resets_at
+        self.shared = shared
 
 
 class LLMAuthError(LLMError):

@@ -464,3 +464,16 @@ async def test_in_the_terminal_the_chart_is_saved_where_it_says(tmp_path, clock,
                 if "saved " in line]  # fmt: skip
     picture = await asyncio.to_thread(Path(saved).read_bytes)
     assert saved.endswith("picture-1.png") and picture[:4] == b"\x89PNG"
+
+
+async def test_the_budget_group_chats_share_stops_a_call_in_a_group_only(tmp_path, clock):
+    budgets = {"groups": {"daily": 1.0}}
+    async with fake_server() as server:
+        server.default = lambda request: reply_with(chat_reply("Hello.").json["usage"])
+        setup = setup_for(tmp_path, f"{server.url}/v1", budgets)
+        async with compose(setup, clock, Recording(), Recording()) as runtime:
+            spend(tmp_path, FAMILY, 1.0, grouped=1)  # someone else, in a group chat
+            in_group = await runtime.answer(await runtime.person(OWNER, -100), "hi all")
+            alone = await runtime.answer(await runtime.person(OWNER, OWNER), "hi")
+    assert in_group.text.startswith("The budget group chats share for the model is spent")
+    assert alone.text == "Hello." and len(server.requests) == 1

@@ -206,7 +206,7 @@ class Ledger:
             if await self._spent(payer, window, span, whose) >= limit:
                 period: BudgetPeriod = "task" if whose == "task" else span
                 said = f"the {whose}'s {span} budget is spent"
-                return BudgetError(said, period, window.ends(span))
+                return BudgetError(said, period, window.ends(span), shared=whose == "group")
         return BudgetError("a budget is spent", "day", window.day_ends)  # spent meanwhile
 
     def _spent_sql(

@@ -14,6 +14,9 @@ from assistant.usage.report import Line, Report
 def over_budget(error: BudgetError, language: str, zone: str) -> str:
     """Why the model was not asked, and when it can be again."""
     when = dates.moment(error.resets_at, zone, language)
+    if error.shared:
+        return tr(language, "The budget group chats share for the model is spent; it starts "
+                  "again {when}. Reminders, notes and commands still work.", when=when)  # fmt: skip
     if error.period == "day":
         return tr(language, "Today's budget for the model is spent; it starts again {when}. "
                   "Reminders, notes and commands still work.", when=when)  # fmt: skip
