@@ -243,11 +243,12 @@ async def test_the_owner_sees_everyone_and_a_person_only_themselves(tmp_path, cl
     )  # fmt: skip
     async with compose(setup, clock, channel, channel) as runtime:
         spend(tmp_path, OWNER, 0.5)
+        await runtime.people.set_name(FAMILY, "Mira")
         spend(tmp_path, FAMILY, 0.25, "2026-03-01", task_id="k3x9", source="task", run="r1")
         spend(tmp_path, FAMILY, 0.25, "2026-02-20")
         mine = await runtime.answer(await runtime.person(OWNER, OWNER), "/usage")
         theirs = await runtime.answer(await runtime.person(FAMILY, FAMILY), "how much have I spent")
-    assert "Today: 0.50 USD" in mine.text and "• 777: 0.50 USD" in mine.text
+    assert "Today: 0.50 USD" in mine.text and "• Mira (777): 0.50 USD" in mine.text
     assert "• 4242: 0.50 USD" in mine.text
     assert "Today: 0.00 USD" in theirs.text and "This month: 0.25 USD" in theirs.text
     assert "The last 30 days: 0.50 USD" in theirs.text and "4242" not in theirs.text

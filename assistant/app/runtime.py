@@ -323,7 +323,7 @@ async def _build(
         return await gather(db, user_id, clock.now().isoformat())
 
     acting = Acting(executor, desk, services, clock)
-    spending = Spending(db, clock, ledger.unit, owner_of(config), tasks)
+    spending = Spending(db, clock, ledger.unit, owner_of(config), tasks, people=people)
     commands = Commands(
         services,
         people,

@@ -1,0 +1,1 @@
+"""What the model costs: every call held to its budgets and counted, then told and drawn."""

@@ -47,10 +47,16 @@ def amount(value: float, unit: str, language: str) -> str:
 
 
 def usage_text(
-    found: Report, unit: str, language: str, tasks: Mapping[str, str], *, everyone: bool
+    found: Report,
+    unit: str,
+    language: str,
+    tasks: Mapping[str, str],
+    *,
+    everyone: bool,
+    names: Mapping[int, str] | None = None,
 ) -> str:
-    """``/usage``: today, this month and 30 days, then by source (and by person, for the
-    owner)."""
+    """``/usage``: today, this month and 30 days, then by source (and by person, by name
+    where one is known, for the owner)."""
     lines = [tr(language, "Model use:")]
     for label, span in (
         (tr(language, "Today"), found.today),
@@ -65,7 +71,8 @@ def usage_text(
         lines.append(f"• {source}: {_sum(group, unit, language)}")
     if everyone:
         lines.append(tr(language, "By person, the last 30 days:"))
-        for person, group in _grouped(found.recent, lambda line: str(line.user_id)):
+        called = names or {}
+        for person, group in _grouped(found.recent, lambda line: _person(line, called)):
             lines.append(f"• {person}: {_sum(group, unit, language)}")
     return "\n".join(lines)
 
@@ -89,6 +96,11 @@ def _source(line: Line, tasks: Mapping[str, str], language: str) -> str:
     if line.source == "speech":
         return tr(language, "voice notes")
     return tr(language, "chat")
+
+
+def _person(line: Line, names: Mapping[int, str]) -> str:
+    name = names.get(line.user_id, "")
+    return f"{name} ({line.user_id})" if name else str(line.user_id)
 
 
 def _grouped(lines: tuple[Line, ...], key: Callable[[Line], str]) -> list[tuple[str, list[Line]]]:

@@ -11,6 +11,7 @@ from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.db import Database
 from assistant.locales import tr
+from assistant.memory.people import People
 from assistant.schedules.schedule import next_after
 from assistant.tasks import Task, TaskStore
 from assistant.tools import Attachment
@@ -25,8 +26,16 @@ class Spending:
     """Tells people what the model cost them, with a picture."""
 
     def __init__(
-        self, db: Database, clock: Clock, unit: str, owner: int, tasks: TaskStore | None
+        self,
+        db: Database,
+        clock: Clock,
+        unit: str,
+        owner: int,
+        tasks: TaskStore | None,
+        *,
+        people: People | None = None,
     ) -> None:
+        self._people = people
         self._db = db
         self._clock = clock
         self._unit = unit  # the currency, or "tokens"
@@ -45,10 +54,15 @@ class Spending:
         )
         mine = await self._tasks.list_tasks(person.user_id) if self._tasks else []
         names = {task.id: task.description for task in mine}
-        text = usage_text(found, self._unit, language, names, everyone=everyone)
+        people = {line.user_id for line in found.recent} if everyone else set()
+        called = {user: await self._name(user) for user in people}
+        text = usage_text(found, self._unit, language, names, everyone=everyone, names=called)
         caption = tr(language, "Model use, the last {n} days", n=len(found.days))
         picture = Attachment("image", chart(found.days, self._unit, language), caption)
         return Reply(text, images=(picture,))
+
+    async def _name(self, user_id: int) -> str:
+        return (await self._people.get(user_id)).name if self._people else ""
 
     async def costs(self, tasks: Sequence[Task], language: str) -> dict[str, str]:
         """Each scheduled agent task's cost a run (its average over 30 days) and a month at
