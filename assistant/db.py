@@ -13,8 +13,8 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,6 +22,7 @@ import aiosqlite
 from aiosqlite.context import Result
 
 from assistant.checkpoint import Checkpointer
+from assistant.dbfiles import copy_to, create_private
 from assistant.errors import NotADatabaseError, SchemaTooNewError, StorageError, WriteError
 from assistant.fulltext import indexed
 from assistant.migrations import MIGRATIONS
@@ -195,7 +196,7 @@ async def open_database(
     ``wait`` is how long another process's lock is waited out."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     check_file(path)
-    _create_private(path)
+    create_private(path)
     conn = await aiosqlite.connect(path, isolation_level=None, timeout=wait)
     try:
         await _check_version(conn, path, len(migrations))
@@ -303,53 +304,6 @@ async def _refuse_foreign(conn: aiosqlite.Connection, path: Path) -> None:
             f"{path}: a SQLite database that is not the assistant's (tables {shown}); it was "
             "left untouched. Point assistant.data_dir at another folder or move the file away."
         )
-
-
-async def copy_to(conn: aiosqlite.Connection, target: Path) -> None:
-    """A consistent copy of the open database, through SQLite's online backup (writers go
-    on; the copy is of one moment). The target is written whole, then moved into place."""
-    partial = target.with_name(f".{target.name}.partial")
-    partial.unlink(missing_ok=True)
-    try:
-        _create_private(partial)
-        await _to_the_end(_backup(conn, partial))
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    partial.replace(target)
-
-
-def _create_private(path: Path) -> None:
-    """Create a missing database file for its owner alone: SQLite gives its -wal and -shm
-    files the database's own mode."""
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        raise StorageError(f"{path}: cannot be created ({exc.strerror}).") from None
-
-
-async def _backup(conn: aiosqlite.Connection, target: Path) -> None:
-    copy = await aiosqlite.connect(target)
-    try:
-        await conn.backup(copy)
-        # A copy is one file: in WAL mode, every reader of it would leave -wal and -shm beside it.
-        await copy.execute("PRAGMA journal_mode = DELETE")
-    finally:
-        await copy.close()
-
-
-async def _to_the_end(step: Coroutine[Any, Any, None]) -> None:
-    """Await ``step``; when cancelled, let it end before the cancel goes on (closing the target
-    of a backup while SQLite still writes it crashed the process)."""
-    running = asyncio.ensure_future(step)
-    try:
-        await asyncio.shield(running)
-    except asyncio.CancelledError:
-        with suppress(Exception):
-            await running
-        raise
 
 
 async def _version(session: Session) -> int:

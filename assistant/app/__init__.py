@@ -287,11 +287,15 @@ async def _tools_status(setup: Setup) -> list[str]:
     return lines
 
 
+def owner_of(config: Config) -> int:
+    """The owner: the first allowed Telegram user, else the terminal's local user."""
+    allowed = config.telegram.allowed_user_ids
+    return allowed[0] if allowed else LOCAL
+
+
 async def _zone_status(setup: Setup, db: Database) -> str:
     """The owner's zone when they set one, else the config's, said as such."""
-    allowed = setup.config.telegram.allowed_user_ids
-    owner = allowed[0] if allowed else LOCAL
-    mine = (await People(db, SystemClock()).get(owner)).timezone
+    mine = (await People(db, SystemClock()).get(owner_of(setup.config))).timezone
     if mine:
         return f"{mine} (yours)"
     return f"{setup.config.assistant.timezone} (the config's; /tz sets yours)"

@@ -13,7 +13,8 @@ import aiosqlite
 
 from assistant.app import Setup, datadir
 from assistant.clock import Clock
-from assistant.db import SQLITE_HEADER, Database, copy_to, open_database
+from assistant.db import SQLITE_HEADER, Database, open_database
+from assistant.dbfiles import copy_to
 from assistant.errors import StorageError
 from assistant.migrations import MIGRATIONS
 

@@ -33,10 +33,11 @@ from assistant.app import (
     close_services,
     datadir,
     open_sandbox,
+    owner_of,
     scheduler_settings,
 )
 from assistant.app.outside import Outside, outside
-from assistant.app.spending import meter, owner_of
+from assistant.app.spending import meter
 from assistant.clock import Clock
 from assistant.db import Database, open_database
 from assistant.errors import FetchError, LLMError, RecipientBlockedError

@@ -18,7 +18,7 @@ import tzlocal
 from assistant.agent import Answer, Pending
 from assistant.agent.front.buttons import Reply
 from assistant.agent.front.chats import ChatQueues
-from assistant.app import Setup, backups, systemd
+from assistant.app import Setup, backups, owner_of, systemd
 from assistant.app.alerts import Alerts, Condition, disk, servers
 from assistant.app.health import serve_health
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose, unreadable
@@ -27,7 +27,6 @@ from assistant.channels.console import Console, Printer
 from assistant.channels.telegram.bot import TelegramChannel, Webhook
 from assistant.clock import Clock, zone_or_none
 from assistant.errors import ConfigError, LLMError, RunError
-from assistant.memory.handover import LOCAL
 from assistant.scheduler import Notice
 from assistant.tasks import Owner
 from assistant.tools.validation import unencodable
@@ -53,8 +52,7 @@ class NoChannel:
 def console_user(setup: Setup) -> int:
     """Who types at the terminal or asks from the command line: the owner (so tasks are
     shared with the bot), else the local user, whose data the first owner is given."""
-    allowed = setup.config.telegram.allowed_user_ids
-    return allowed[0] if allowed else LOCAL
+    return owner_of(setup.config)
 
 
 async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:

@@ -4,20 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from assistant.app import owner_of
 from assistant.config import Config
 from assistant.llm.model import Model
-from assistant.memory.handover import LOCAL
 from assistant.scheduler import Notice, Outbox
 from assistant.tasks import Owner
 from assistant.usage.ledger import Alert, Ledger
 from assistant.usage.metered import MeteredModel
 from assistant.usage.telling import alert as alert_words
-
-
-def owner_of(config: Config) -> int:
-    """The owner: the first allowed Telegram user, else the terminal's local user."""
-    allowed = config.telegram.allowed_user_ids
-    return allowed[0] if allowed else LOCAL
 
 
 def meter(config: Config, ledger: Ledger, outbox: Outbox) -> Callable[[Model], Model]:

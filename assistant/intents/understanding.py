@@ -118,16 +118,20 @@ def _asks(value: str) -> bool:
 def _stated(value: str) -> bool:
     """Whether the first or second word is a verb that states ("начинается с кофе", "кот
     ест"), by the endings of such verbs each pack lists under ``statement_endings``."""
-    endings = tuple(words.listed("statement_endings"))
-    said = value.casefold().split()[:2]
-    return len(value.split()) > 1 and bool(endings) and any(w.endswith(endings) for w in said)
+    said = value.casefold().split()
+    return len(said) > 1 and _ends_in(said[:2], "statement_endings")
 
 
 def _verbs(value: str) -> bool:
     """Whether an event's words hold a verb of the request ("встречи взять"), by the
     infinitive endings each language pack lists."""
-    endings = tuple(words.listed("verb_endings"))
-    return bool(endings) and any(w.endswith(endings) for w in value.casefold().split())
+    return _ends_in(value.casefold().split(), "verb_endings")
+
+
+def _ends_in(said: list[str], key: str) -> bool:
+    """Whether a word ends as one of the endings the packs list under ``key``."""
+    endings = words.listed(key)
+    return bool(endings) and any(word.endswith(endings) for word in said)
 
 
 def _ends_well(value: str) -> bool:

@@ -125,10 +125,11 @@ def _weekday(rest: str, today: date, passed: bool) -> date | None:
 def _next_week_day(rest: str) -> int | None:
     """``next week on wednesday``, ``wednesday next week``: the weekday, else None."""
     words = [w for w in rest.split() if w != "on"]
-    if len(words) != 3 or "next" not in words or "week" not in words:
-        return None
-    day = words[0] if words[1:] == ["next", "week"] else words[2]
-    return vocabulary.weekday(day) if words[:2] == ["next", "week"] or day == words[0] else None
+    if len(words) == 3 and words[:2] == ["next", "week"]:
+        return vocabulary.weekday(words[2])
+    if len(words) == 3 and words[1:] == ["next", "week"]:
+        return vocabulary.weekday(words[0])
+    return None
 
 
 def _calendar_day(

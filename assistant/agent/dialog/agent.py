@@ -130,7 +130,8 @@ class Agent:
         try:
             answer = await self._run(turn)
         except BudgetError as exc:  # not asked: the line says why and until when
-            answer = Answer(over_budget(exc, person.language, person.timezone), 0, "budget")
+            said = over_budget(exc, person.language, person.timezone)
+            answer = Answer(said, turn.steps, "budget")
         except LLMError as exc:
             answer = Answer(str(exc), turn.steps, "error")
         except asyncio.CancelledError:

@@ -152,7 +152,7 @@ class LocalFirst:
             return await self._own(person, found)
         tool, arguments = _LOOKS[found.intent], {}
         if found.intent == "note":
-            arguments = {"content": plain(slots["what"])}
+            arguments = {"content": slots["what"]}  # its tails cut where it was understood
         return await self._acting.run(person, tool, arguments, language)
 
     async def _own(self, person: Person, found: Match) -> Reply:
@@ -187,13 +187,13 @@ class LocalFirst:
         if found.intent == "remind_what":
             return await self._what_text(person, when, language)
         words = slots.get("what") or slots.get("todo", "")
-        what = tr(language, "⏰ alarm") if found.intent == "alarm" else plain(words)
+        what = tr(language, "⏰ alarm") if found.intent == "alarm" else words
         return await self._remind(person, when, what, language)
 
     async def _before(self, person: Person, slots: Mapping[str, str], language: str) -> Reply:
         """A reminder a span before an event: at the event's time less it, else asked."""
         lead = read_span(slots["lead"], person.timezone, self._clock.now())
-        what, event = plain(slots.get("what") or slots["event"]), slots["event"]
+        what, event = slots.get("what") or plain(slots["event"]), slots["event"]
         at = event_time(event, lambda words: self._read(words, person))
         if lead is None or at is not None:
             when = lead_time(at, lead, person.timezone) if at and lead else slots["lead"]
