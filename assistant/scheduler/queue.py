@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -101,6 +101,12 @@ UPDATE scheduled_tasks SET
     lease_owner = NULL, lease_until = NULL, attempts = 0, last_error = j.value ->> 'error'
 FROM json_each(?) AS j
 WHERE scheduled_tasks.id = j.value ->> 'id'
+"""
+# Of the tasks that ran, those whose schedule changed while they did (a zone change).
+_CHANGED = """
+SELECT t.id, t.schedule_data FROM json_each(?) AS j
+JOIN scheduled_tasks AS t ON t.id = j.value ->> 'id'
+WHERE t.schedule_data != j.value ->> 'schedule'
 """
 _RETRY = """
 UPDATE scheduled_tasks SET next_run = j.value ->> 'next_run', attempts = attempts + 1,
@@ -282,10 +288,14 @@ class DueQueue:
                 db.executemany(statement, keys)
             _each(db, _END_RUN, [end_row(o) for o in ended])
             _each(db, _RETRY, [retry_row(o, o.retry_at) for o in retries if o.retry_at])
+            tasks = _restored(db, [o.task for o in finals])
             _each(
                 db,
                 _ADVANCE,
-                [advance_row(o.task, o.scheduled_for, o.finished_at, o.error) for o in finals],
+                [
+                    advance_row(t, o.scheduled_for, o.finished_at, o.error)
+                    for t, o in zip(tasks, finals, strict=True)
+                ],
             )
             _each(db, _RELEASE, [o.task.id for o in released])
             _each(db, _AUDIT, [audit_row(o) for o in outcomes if o.status != "returned"])
@@ -330,6 +340,16 @@ def _start_runs(db: sqlite3.Connection, plans: Sequence[Plan], now: datetime) ->
 
 def _advance(db: sqlite3.Connection, dropped: Sequence[Dropped], now: datetime) -> None:
     _each(db, _ADVANCE, [advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped])
+
+
+def _restored(db: sqlite3.Connection, tasks: Sequence[Task]) -> list[Task]:
+    """The tasks with the schedule stored now: a zone change while one ran moved it, and its
+    next run comes from the moved schedule."""
+    if not tasks:
+        return []
+    held = json.dumps([{"id": t.id, "schedule": t.schedule_json} for t in tasks])
+    changed = dict(db.execute(_CHANGED, (held,)).fetchall())
+    return [replace(t, schedule_json=changed[t.id]) if t.id in changed else t for t in tasks]
 
 
 def _each(db: sqlite3.Connection, statement: str, rows: Sequence[object]) -> None:

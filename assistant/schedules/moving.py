@@ -1,5 +1,6 @@
 """A schedule moved to another time zone with its wall-clock meaning kept: 08:00 on weekdays
-stays 08:00, a one-shot "tomorrow at 9" stays at 9, an interval keeps its elapsed time."""
+stays 08:00, a one-shot "tomorrow at 9" stays at 9; a one-shot given as a span from now ("in 3
+hours") and an interval keep their instants."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from assistant.schedules.schedule import Cron, Interval, Once, Schedule
 def moved(schedule: Schedule, zone: str) -> Schedule:
     """``schedule`` as the same wall clock reads it in ``zone``."""
     if isinstance(schedule, Once):
+        if schedule.from_now:
+            return replace(schedule, zone=zone)
         return Once(_same_wall(schedule.at, schedule.zone, zone), zone)
     if isinstance(schedule, Interval):
         return replace(schedule, zone=zone)  # elapsed time knows no zone

@@ -67,7 +67,8 @@ def _delay(reading: Reading, seconds: int) -> Parsed:
     if seconds > MAX_AHEAD.total_seconds():
         raise reading.fail("that is more than ten years ahead", "too_far")
     at = (reading.now + timedelta(seconds=seconds)).replace(microsecond=0)
-    return reading.parsed(Once(at, reading.zone), describe(at, reading.zone), at)
+    once = Once(at, reading.zone, from_now=True)
+    return reading.parsed(once, describe(at, reading.zone), at)
 
 
 def _wall_time(reading: Reading, tz: ZoneInfo) -> tuple[datetime, str]:

@@ -36,10 +36,12 @@ PERIOD_TRIES = 2000  # matches of a cron looked at for one in its period (every 
 
 @dataclass(frozen=True)
 class Once:
-    """A single run at one instant."""
+    """A single run at one instant; ``from_now`` when it was given as a span from now ("in 3
+    hours"), whose instant a zone change keeps, not its wall clock."""
 
     at: datetime
     zone: str
+    from_now: bool = False
 
     kind: Literal["once"] = "once"
 
@@ -225,6 +227,8 @@ def to_json(schedule: Schedule) -> str:
     data: dict[str, Any] = {"kind": schedule.kind, "zone": schedule.zone}
     if isinstance(schedule, Once):
         data["at"] = schedule.at.isoformat()
+        if schedule.from_now:
+            data["from_now"] = True
     elif isinstance(schedule, Interval):
         data |= {"seconds": schedule.seconds, "anchor": schedule.anchor.isoformat()}
     else:
@@ -252,7 +256,7 @@ def from_json(text: str) -> Schedule:
     data = json.loads(text)
     kind: ScheduleKind = data["kind"]
     if kind == "once":
-        return Once(datetime.fromisoformat(data["at"]), data["zone"])
+        return Once(datetime.fromisoformat(data["at"]), data["zone"], bool(data.get("from_now")))
     until = datetime.fromisoformat(data["until"]) if "until" in data else None
     if kind == "interval":
         anchor = datetime.fromisoformat(data["anchor"])

@@ -234,24 +234,26 @@ class TaskStore:
         return await self._move(user_id, task.id, allowed, changes, values, unleased=True)
 
     async def rezone(self, user_id: int, before: str, after: str, now: datetime) -> int:
-        """Move the person's live tasks kept in ``before`` to ``after``, each at the same
-        wall-clock time; a task made in another zone keeps it. Returns how many moved."""
+        """Move the person's live tasks kept in ``before`` to ``after``: a clock time keeps its
+        wall clock, a span from now its instant; a task made in another zone keeps it. A task
+        the scheduler holds gets its new schedule now and its next run from it when its run
+        ends. Returns how many moved."""
         async with self._db.write() as session:
             rows = await session.fetchall(
-                f"SELECT {COLUMNS} FROM scheduled_tasks WHERE user_id = ? AND timezone = ?"
-                " AND status IN ('active', 'paused') AND lease_owner IS NULL",
+                f"SELECT {COLUMNS}, lease_owner IS NOT NULL FROM scheduled_tasks"
+                " WHERE user_id = ? AND timezone = ? AND status IN ('active', 'paused')",
                 (user_id, before),
             )
             for row in rows:
-                task = Task.from_row(row)
+                task, held = Task.from_row(row[:-1]), bool(row[-1])
                 schedule = moved(task.schedule, after)
                 run = schedule.at if isinstance(schedule, Once) else next_after(schedule, now)
+                when = task.next_run if held else (run or task.next_run)
                 await session.execute(
                     "UPDATE scheduled_tasks SET timezone = ?, schedule_data = ?, next_run = ?,"
-                    " due_at = ? WHERE id = ?",
-                    (after, to_json(schedule), stamp(run or task.next_run),
-                     stamp(run or task.next_run), task.id),
-                )  # fmt: skip
+                    " due_at = CASE WHEN lease_owner IS NULL THEN ? ELSE due_at END WHERE id = ?",
+                    (after, to_json(schedule), stamp(when), stamp(when), task.id),
+                )
         if rows:
             self._on_change()
         return len(rows)
