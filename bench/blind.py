@@ -1,0 +1,122 @@
+"""The local step on the blind set: messages written by someone who read neither the code nor
+its sentence files, and never tuned to. Each message is right (the intent, its words and its
+first run), wrong words, wrong time (the worst with a false action: counted apart), missed
+(left to the model or asked), or a false action (a message that must do nothing, acted on).
+
+Run: .venv/bin/python bench/blind.py [-v]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from blind_set import BLIND  # noqa: E402
+
+from assistant.agent.front.before import event_time, lead_time  # noqa: E402
+from assistant.errors import ScheduleError  # noqa: E402
+from assistant.intents import understand  # noqa: E402
+from assistant.intents.understanding import plain  # noqa: E402
+from assistant.schedules import Parsed  # noqa: E402
+from assistant.schedules.parse import read_schedule, read_span  # noqa: E402
+
+NOW = datetime(2026, 11, 27, 8, 0, tzinfo=UTC)  # Friday 09:00 in Berlin
+ZONE = "Europe/Berlin"
+LEAST = timedelta(minutes=1)
+TIMED = {"remind", "remind_what", "alarm", "remind_before"}
+KEY = {"remind": "what", "remind_before": "what", "note": "what", "time_in": "place",
+       "set_zone": "place", "set_language": "language", "cancel_task": "item",
+       "pause_task": "item", "resume_task": "item", "delete_note": "item"}  # fmt: skip
+
+
+def first_run(intent: str, slots: dict[str, str]) -> str | None:
+    """The local time the local step would set, or None when it would ask or refuse."""
+
+    def read(text: str) -> Parsed:
+        return read_schedule(text, ZONE, NOW, LEAST)
+
+    try:
+        if intent == "remind_before":
+            lead = read_span(slots["lead"], ZONE, NOW)
+            at = event_time(slots["event"], read)
+            if lead is None or at is None:
+                return None
+            when = lead_time(at, lead, ZONE)
+        else:
+            when = slots.get("when") or slots["repeat"]
+        first = read(when).first_run
+    except ScheduleError:
+        return None
+    return f"{first.astimezone(ZoneInfo(ZONE)):%Y-%m-%d %H:%M}"
+
+
+def same(got: str | None, wanted: str) -> bool:
+    def fold(s: str) -> str:
+        return " ".join(re.findall(r"[^\W_]+(?:['’][^\W_]+)?", s.casefold().replace("ё", "е")))
+
+    return got is not None and fold(got) == fold(wanted)
+
+
+def outcome(text: str, intent: str | None, key: str | None, when: str | None) -> str:
+    found = understand(text, ZONE, NOW, LEAST)
+    if found is None:
+        return "right" if intent is None or when == "ask" else "missed"
+    if intent is None:
+        return "false action"
+    slots = dict(found.slots)
+    if found.intent in TIMED:
+        timing = _timing(found.intent, intent, first_run(found.intent, slots), when)
+        if timing != "right":
+            return timing
+    elif found.intent != intent:
+        return "wrong words"
+    got = slots.get("number") or slots.get("todo") or slots.get(KEY.get(found.intent, ""))
+    if key is not None and not same(plain(got) if got else got, key):
+        return "wrong words"
+    return "right"
+
+
+def _timing(intent: str, wanted: str, at: str | None, when: str | None) -> str:
+    """How a timed request's first run compares with the one wanted."""
+    if when == "ask":
+        return "right" if at is None else "wrong time"
+    if at is None:
+        return "missed"  # asked, or refused: nothing set
+    if intent != wanted and not {intent, wanted} <= {"remind", "remind_what"}:
+        return "wrong words"
+    return "wrong time" if at != when else "right"
+
+
+def main() -> None:
+    verbose = "-v" in sys.argv
+    counts: dict[str, Counter[str]] = {}
+    misses: list[str] = []
+    for text, intent, key, when in BLIND:
+        language = "ru" if re.search("[а-яё]", text.casefold()) else "en"
+        group = f"{language} {'requests' if intent else 'traps'}"
+        result = outcome(text, intent, key, when)
+        counts.setdefault(group, Counter())[result] += 1
+        if result != "right":
+            misses.append(f"  {result}: {text!r} (wanted {intent}, {key!r}, {when})")
+    print(f"blind set: {len(BLIND)} messages, never tuned to")
+    for group in sorted(counts):
+        c, total = counts[group], sum(counts[group].values())
+        print(
+            f"  {group:<12} {total:>4}: right {c['right']} ({c['right'] / total:.0%}), "
+            f"missed {c['missed']}, wrong words {c['wrong words']}, wrong time "
+            f"{c['wrong time']}, false actions {c['false action']}"
+        )
+    if verbose:
+        print("\n".join(misses))
+
+
+if __name__ == "__main__":
+    main()
