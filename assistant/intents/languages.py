@@ -12,7 +12,8 @@ from assistant import locales
 from assistant.errors import ConfigError
 from assistant.intents.matcher import Matcher
 from assistant.intents.templates import Ending, Graph
-from assistant.locales import words
+from assistant.locales import spellings, words
+from assistant.schedules.words import schedule_words
 
 INTENTS = frozenset(
     {"remind", "remind_before", "remind_what", "alarm", "note", "list_tasks", "list_notes",
@@ -69,7 +70,23 @@ def _matcher(packs: locales.Packs) -> Matcher:  # once a set of packs
     graph = Graph()
     for pack in _packs():
         read(graph, pack.toml("sentences.toml"), f"{pack.code}/sentences.toml")
-    return Matcher(graph)
+    return Matcher(graph, Speller(graph).read)
+
+
+class Speller:
+    """A message's word as the sentences know it: a short form's meaning, the sentences' or
+    the schedule's word it misspells by one letter, else itself."""
+
+    def __init__(self, graph: Graph) -> None:
+        literals = {e.label for edges in graph.edges for e in edges if e.kind == "word"}
+        known = literals | schedule_words() | set(spellings.short_forms().values())
+        self._near = spellings.OneEdit(known)
+
+    def read(self, word: str) -> str:
+        """``word`` (as matched: lower case) as the sentences spell it."""
+        if (short := spellings.spelled(word)) != word:
+            return short
+        return self._near.nearest(word) or word
 
 
 def read(graph: Graph, data: dict[str, Any], name: str) -> None:

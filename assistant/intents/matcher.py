@@ -4,7 +4,8 @@ A sentence matches only when all of the message is read by it: every word a lite
 sentence or inside a slot. A bounded slot (a time, a place) tries each length it allows,
 longest first; the one free slot a sentence may have (the words of a reminder or a note) tries
 only the lengths that leave the rest of its sentence enough words and no more than it can hold.
-A state that cannot finish from a word is remembered and never tried from there again, so the
+Each word is read as the packs spell it first ("tmrw", "remnid", "завтро"), while a slot's value
+stays the person's own text. A state that cannot finish from a word is remembered and never tried from there again, so the
 work is bounded by states times words: linear in the message, which is at most ``MAX_TEXT``
 characters.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from assistant.intents.templates import BOUNDED, Edge, Ending, Graph
@@ -34,10 +35,12 @@ class Match:
 
 
 class Matcher:
-    """Every language's sentences in one graph, tried in the files' order."""
+    """Every language's sentences in one graph, tried in the files' order; each word of a
+    message read first as ``spell`` reads it (short forms, misspellings)."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, spell: Callable[[str], str] = str) -> None:
         self._graph = graph
+        self._spell = spell
         self._least, self._most = _lengths(graph)
         self._steps = [_Steps.of(graph, state) for state in range(len(graph.edges))]
 
@@ -45,7 +48,7 @@ class Matcher:
         """The first sentence that reads all of ``text`` with every slot passing its check."""
         if len(text) > MAX_TEXT:
             return None
-        found = words(text)
+        found = [replace(w, norm=self._spell(w.norm)) for w in words(text)]
         return _Walk(self, text, found, checks).run() if found else None
 
 

@@ -16,21 +16,6 @@ from assistant.schedules.schedule import Schedule
 MAX_AHEAD = timedelta(days=3660)
 MAX_TEXT = 200
 MIN_INTERVAL = timedelta(minutes=1)
-# fmt: off
-_GRAMMAR = {
-    "in", "at", "on", "the", "of", "and", "every", "each", "next", "this", "today", "tomorrow",
-    "day", "after", "am", "pm", "noon", "midnight", "daily", "everyday", "weekday", "weekdays",
-    "weekend", "weekends", "workday", "workdays", "month", "monthly", "year", "yearly",
-    "annually", "hourly", "st", "nd", "rd", "th", "a", "an",
-}
-# fmt: on
-KNOWN = (
-    _GRAMMAR
-    | set(vocabulary.UNITS)
-    | set(vocabulary.WEEKDAYS)
-    | {f"{day}s" for day in vocabulary.WEEKDAYS}
-    | set(vocabulary.MONTHS)
-)
 
 
 @dataclass(frozen=True)
@@ -95,7 +80,7 @@ class Reading:
     def unknown(self, part: str) -> ScheduleError:
         """The error for text that matched no form, naming its first unknown word."""
         for word in re.findall(r"[a-z]+", part):
-            if word not in KNOWN:
+            if word not in vocabulary.KNOWN:
                 return self.fail(f"unknown word {word!r}", "unknown_word", word)
         return self.fail("it matches none of the accepted forms", "unread")
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
-from assistant.schedules import languages, spelling, vocabulary
+from assistant.schedules import languages, vocabulary
+from assistant.schedules.words import read_as
 
 # A clock time, a date in one of its written forms, a number (with a unit glued on), a word, or
 # one other character. Each alternative is a bounded run: no nested quantifiers.
@@ -48,7 +49,7 @@ def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     normalized = vocabulary.normalize(text)
     if any(mark in normalized for mark in "*@#"):
         return Rewritten(normalized)
-    tokens = [spelling.spelled(t) or t for t in _TOKEN.findall(normalized) if t not in _DROPPED]
+    tokens = [read_as(t) for t in _TOKEN.findall(normalized) if t not in _DROPPED]
     tokens = _at_days(_numbers(_translated(_split_iso(tokens))))
     joined = " ".join(tokens).replace(" :00", ":00")
     joined = _from_now(_dates(_clock_phrases(_month_days(joined))))

@@ -280,3 +280,21 @@ def span(seconds: int) -> str:
 def listing(items: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+# fmt: off
+_GRAMMAR = {
+    "in", "at", "on", "the", "of", "and", "every", "each", "next", "this", "today", "tomorrow",
+    "day", "after", "am", "pm", "noon", "midnight", "daily", "everyday", "weekday", "weekdays",
+    "weekend", "weekends", "workday", "workdays", "month", "monthly", "year", "yearly",
+    "annually", "hourly", "st", "nd", "rd", "th", "a", "an",
+}
+# fmt: on
+# Every word the core reader takes.
+KNOWN = (
+    _GRAMMAR
+    | set(UNITS)
+    | set(WEEKDAYS)
+    | {f"{day}s" for day in WEEKDAYS}
+    | set(MONTHS)
+)

@@ -1,4 +1,5 @@
-"""Every word the schedule language reads, for a cheap first look at text before reading it."""
+"""Every word the schedule language reads: for a cheap first look at text before reading it,
+and to read a word as typed ("tmrw", "wednsday", "завтро") as the one it stands for."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import re
 from functools import cache
 
 from assistant import locales
-from assistant.schedules import languages, spelling, vocabulary
-from assistant.schedules.parsed import KNOWN
+from assistant.locales.spellings import OneEdit, spelled
+from assistant.schedules import languages, vocabulary
 
 # Words the rewriting takes that are in no table: parts of the day, clock phrases.
 _REWRITTEN = {
@@ -32,7 +33,7 @@ def schedule_words() -> frozenset[str]:
 
 @cache
 def _schedule_words(packs: locales.Packs) -> frozenset[str]:  # once a set of packs
-    found = set(KNOWN) | set(vocabulary.NUMBER_WORDS) | _REWRITTEN
+    found = set(vocabulary.KNOWN) | set(vocabulary.NUMBER_WORDS) | _REWRITTEN
     for key, value in languages.table().items():
         found.update(_WORD.findall(key))
         found.update(_WORD.findall(value))
@@ -48,4 +49,20 @@ def may_be_schedule(text: str) -> bool:
         word in _JOINING or word in languages.joining() for word in found
     ):
         return False
-    return all(word in known or spelling.spelled(word) for word in found)
+    return all(word in known or read_as(word) != word for word in found)
+
+
+def read_as(word: str) -> str:
+    """A word as the schedule reads it: a short form's meaning ("tmrw"), the known word it
+    misspells by one letter ("wednsday", "minuts"), else itself; a name of five letters is
+    never guessed at ("среди" is no "среду")."""
+    if (short := spelled(word)) != word:
+        return short
+    if word in languages.table() or vocabulary.weekday(word) is not None:
+        return word
+    return _near(locales.current()).nearest(word) or word
+
+
+@cache
+def _near(packs: locales.Packs) -> OneEdit:  # once a set of packs
+    return OneEdit(schedule_words(), shortest=6)
