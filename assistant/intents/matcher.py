@@ -4,10 +4,10 @@ A sentence matches only when all of the message is read by it: every word a lite
 sentence or inside a slot. A bounded slot (a time, a place) tries each length it allows,
 longest first; the one free slot a sentence may have (the words of a reminder or a note) tries
 only the lengths that leave the rest of its sentence enough words and no more than it can hold.
-Each word is read as the packs spell it first ("tmrw", "remnid", "завтро"), while a slot's value
-stays the person's own text. A state that cannot finish from a word is remembered and never tried from there again, so the
-work is bounded by states times words: linear in the message, which is at most ``MAX_TEXT``
-characters.
+Each word is read as the packs spell it first ("tmrw", "remnid", "завтро"), while a slot's
+value stays the person's own text. A state that cannot finish from a word is remembered and
+never tried from there again, so the work is bounded by states times words: linear in the
+message, which is at most ``MAX_TEXT`` characters.
 """
 
 from __future__ import annotations
