@@ -4,17 +4,22 @@ its wall clock, a task the scheduler holds moves too, and old tasks are marked b
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 from conftest import fetch
 from test_local_first import USER, running
 
+from assistant.agent.front.before import event_time
 from assistant.db import open_database
+from assistant.errors import ScheduleError
+from assistant.intents import understand
 from assistant.migrations import MIGRATIONS
 from assistant.scheduler.queue import _restored
 from assistant.schedules.moving import moved
-from assistant.schedules.schedule import Once, from_json, to_json
+from assistant.schedules.parse import read_schedule
+from assistant.schedules.schedule import Cron, Once, from_json, to_json
 
 
 def wall(moment: datetime, zone: str) -> str:
@@ -93,3 +98,80 @@ async def test_old_one_shots_are_marked_by_the_text_they_were_given_as(tmp_path)
     await db.close()
     marked = {text: from_json(data).from_now for text, data in rows}  # type: ignore[union-attr]
     assert [t for t in texts if marked[t]] == ["in 3 hours", "через час", "90m", "2 hours from now"]
+
+
+# ---- a schedule language that composes: a day and a time in every combination -------------
+
+NOW = datetime(2026, 11, 27, 8, 0, tzinfo=UTC)  # Friday 09:00 in Berlin
+COMPOSED = [
+    ("in 3 days at 7pm", "2026-11-30 19:00"),
+    ("in two weeks at 10am", "2026-12-11 10:00"),
+    ("in a week at 10am", "2026-12-04 10:00"),
+    ("the day after tomorrow at 1pm", "2026-11-29 13:00"),
+    ("day after tmrw at noon", "2026-11-29 12:00"),
+    ("on the 7th at 9am", "2026-12-07 09:00"),
+    ("on the 27th at 8am", "2026-12-27 08:00"),
+    ("on the 31st at 9am", "2026-12-31 09:00"),
+    ("at six fifteen pm", "2026-11-27 18:15"),
+    ("at six thirty p m", "2026-11-27 18:30"),
+    ("at six thirty", "2026-11-27 18:30"),
+    ("half past six", "2026-11-27 18:30"),
+    ("quarter to 8", "2026-11-27 19:45"),
+    ("noon", "2026-11-27 12:00"),
+    ("midnight", "2026-11-28 00:00"),
+    ("tonight at 10", "2026-11-27 22:00"),
+    ("next friday evening", "2026-12-04 19:00"),
+    ("tmrw at 10am", "2026-11-28 10:00"),
+    ("2moro at 8:15am", "2026-11-28 08:15"),
+    ("tommorow at 5pm", "2026-11-28 17:00"),
+    ("in like 40 mins", "2026-11-27 09:40"),
+    ("через 2 дня в 20:00", "2026-11-29 20:00"),
+    ("послезавтра в полдень", "2026-11-29 12:00"),
+    ("5-го в 10 утра", "2026-12-05 10:00"),
+    ("в полседьмого", "2026-11-27 18:30"),
+    ("в пол пятого дня", "2026-11-27 16:30"),
+    ("без четверти восемь", "2026-11-27 19:45"),
+    ("без десяти восемь вечера", "2026-11-27 19:50"),
+    ("в обед", "2026-11-27 13:00"),
+    ("в 3 часа дня", "2026-11-27 15:00"),
+    ("завтро в 9 утра", "2026-11-28 09:00"),
+]
+REPEATING = [
+    ("twice a week, tue and fri at 6pm", "0 18 * * 2,5"),
+    ("по вт и пт в 18", "0 18 * * 2,5"),
+    ("два раза в неделю по вт и пт в 18:00", "0 18 * * 2,5"),
+    ("каждое 1-е число в 9 утра", "0 9 1 * *"),
+]
+
+
+@pytest.mark.parametrize(("said", "wanted"), COMPOSED)
+def test_a_day_and_a_time_compose(said, wanted):
+    parsed = read_schedule(said, "Europe/Berlin", NOW)
+    assert f"{parsed.first_run.astimezone(ZoneInfo('Europe/Berlin')):%Y-%m-%d %H:%M}" == wanted
+
+
+@pytest.mark.parametrize(("said", "cron"), REPEATING)
+def test_days_listed_with_a_time_repeat(said, cron):
+    schedule = read_schedule(said, "Europe/Berlin", NOW).schedule
+    assert isinstance(schedule, Cron) and schedule.expr == cron
+
+
+@pytest.mark.parametrize(
+    "said", ["twice a week at 6pm", "tomorrow at 3", "в пятницу в 3", "on the 21st"]
+)
+def test_what_cannot_be_certain_is_not_guessed(said):
+    with pytest.raises(ScheduleError) as caught:
+        read_schedule(said, "Europe/Berlin", NOW)
+    assert caught.value.reason in ("ambiguous_hour", "no_time", "unknown_word", "unread")
+
+
+def test_a_reminder_before_an_event_takes_the_events_day():
+    found = understand(
+        "remind me an hour before my 9am train tomorrow to pack",
+        "Europe/Berlin",
+        NOW,
+        timedelta(minutes=1),
+    )
+    assert found is not None and found.intent == "remind_before"
+    at = event_time(found.slots["event"], lambda w: read_schedule(w, "Europe/Berlin", NOW))
+    assert at is not None and wall(at, "Europe/Berlin") == "Sat 09:00"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -101,9 +102,36 @@ def _day(reading: Reading, rest: str, tz: ZoneInfo, clock: time) -> tuple[date, 
     offsets = {"today": 0, "tomorrow": 1, "day after tomorrow": 2}
     if rest in offsets:
         return today + timedelta(days=offsets[rest]), ""
-    if (found := _weekday(rest, today, passed)) is not None:
+    if (found := _weekday(rest, today, passed) or _ahead(rest, today)) is not None:
+        return found, ""
+    if (found := _day_of_month(rest, today, passed)) is not None:
         return found, ""
     return _calendar_day(reading, rest, today, passed)
+
+
+def _ahead(rest: str, today: date) -> date | None:
+    """``in 3 days``, ``in two weeks`` before a clock time: that many whole days on."""
+    if not rest.startswith("in "):
+        return None
+    seconds = vocabulary.duration(rest.removeprefix("in "))
+    if not seconds or seconds % 86400:
+        return None
+    return today + timedelta(days=seconds // 86400)
+
+
+def _day_of_month(rest: str, today: date, passed: bool) -> date | None:
+    """``the 7th``: the next 7th of a month that has one, today's when its time is to come."""
+    match = re.fullmatch(r"(?:the )?(\d{1,2})(?:st|nd|rd|th)", rest)
+    if match is None or not 1 <= int(match[1]) <= 31:
+        return None
+    day, month, year = int(match[1]), today.month, today.year
+    for _ in range(13):
+        if day <= calendar.monthrange(year, month)[1]:
+            found = date(year, month, day)
+            if found > today or (found == today and not passed):
+                return found
+        month, year = (1, year + 1) if month == 12 else (month + 1, year)
+    return None
 
 
 def _weekday(rest: str, today: date, passed: bool) -> date | None:

@@ -50,9 +50,9 @@ def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     if any(mark in normalized for mark in "*@#"):
         return Rewritten(normalized)
     tokens = [read_as(t) for t in _TOKEN.findall(normalized) if t not in _DROPPED]
-    tokens = _at_days(_numbers(_translated(_split_iso(tokens))))
+    tokens = _at_days(_clock_words(_numbers(_ordinals(_translated(_split_iso(tokens))))))
     joined = " ".join(tokens).replace(" :00", ":00")
-    joined = _from_now(_dates(_clock_phrases(_month_days(joined))))
+    joined = _from_now(_dates(_clock_phrases(_month_days(_times_a_week(joined)))))
     read = _hours(joined, zone, now)
     return _more_clocks(read) if not read.problem else read
 
@@ -121,10 +121,66 @@ def _numbers(tokens: list[str]) -> list[str]:
     return out
 
 
+def _ordinals(tokens: list[str]) -> list[str]:
+    """«5-го» is the 5th, «1-е число» the 1st of a month: the ending goes (the number stays
+    before a day-of-month marker, which reads it so)."""
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        if token == "-" and out and out[-1].isdecimal() and _ending(tokens, i + 1):
+            continue
+        if out and out[-1].isdecimal() and _ending(tokens, i):
+            if tokens[i + 1 : i + 2] != ["dom"]:
+                out[-1] = vocabulary.ordinal(int(out[-1]))
+            continue
+        out.append(token)
+    return out
+
+
+def _ending(tokens: list[str], at: int) -> bool:
+    """Whether ``tokens[at]`` is a Russian ordinal's ending («го», or «е» before «числа»)."""
+    word = tokens[at] if at < len(tokens) else ""
+    return word in ("го", "ого") or (word in ("е", "ое") and tokens[at + 1 : at + 2] == ["dom"])
+
+
+def _clock_words(tokens: list[str]) -> list[str]:
+    """``six fifteen pm`` (6 15 pm) and ``at six thirty`` (at 6 30) as 6:15 and 6:30."""
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        before, after = out[-1] if out else "", tokens[i + 1] if i + 1 < len(tokens) else ""
+        if (
+            len(token) == 2 and token.isdecimal() and 10 <= int(token) <= 59
+            and before.isdecimal() and int(before) <= 23
+            and (after in ("am", "pm") or (len(out) > 1 and out[-2] == "at"))
+            and after not in vocabulary.UNITS
+        ):  # fmt: skip
+            out[-1] = f"{before}:{token}"
+        else:
+            out.append(token)
+    return out
+
+
+def _times_a_week(text: str) -> str:
+    """``twice a week, tue and fri``: the count goes when the days listed are as many."""
+    match = re.search(r"\b(twice|[2-7] times) a week\b", text)
+    if match is None:
+        return text
+    count = 2 if match[1] == "twice" else int(match[1][0])
+    days = [w for w in text.split() if vocabulary.weekday(w) is not None]
+    if len(days) != count:
+        return text
+    rest = (text[: match.start()] + text[match.end() :]).split()
+    return " ".join(["every", *rest] if rest[:1] != ["every"] else rest)
+
+
 def _clock_phrases(text: str) -> str:
     """``quarter past 8`` → 8:15, ``half past 8`` → 8:30, ``quarter to 9`` → 8:45."""
     text = re.sub(r"\b(?:a )?quarter past (\d{1,2})\b", r"\1:15", text)
     text = re.sub(r"\bhalf past (\d{1,2})\b", r"\1:30", text)
+    text = re.sub(
+        r"\b([1-5]?\d) minutes to (\d{1,2})\b",
+        lambda m: f"{(int(m[2]) - 1) % 24 or 12}:{60 - int(m[1]):02d}" if int(m[2]) <= 24 else m[0],
+        text,
+    )
     return re.sub(
         r"\b(?:a )?quarter to (\d{1,2})\b",
         lambda m: f"{(int(m[1]) - 1) % 24 or 12}:45" if int(m[1]) <= 24 else m[0],

@@ -291,10 +291,4 @@ _GRAMMAR = {
 }
 # fmt: on
 # Every word the core reader takes.
-KNOWN = (
-    _GRAMMAR
-    | set(UNITS)
-    | set(WEEKDAYS)
-    | {f"{day}s" for day in WEEKDAYS}
-    | set(MONTHS)
-)
+KNOWN = _GRAMMAR | set(UNITS) | set(WEEKDAYS) | {f"{day}s" for day in WEEKDAYS} | set(MONTHS)

@@ -6,7 +6,7 @@ that time less the lead. An event without a time is asked about, never read as "
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -16,18 +16,26 @@ from assistant.schedules.schedule import is_recurring
 
 
 def event_time(event: str, read: Callable[[str], Parsed]) -> datetime | None:
-    """When the event is (UTC), from the longest run of its first or last words that reads as
-    one time ("3pm call", "the meeting tomorrow at 10"); None when its words give none."""
+    """When the event is (UTC), from the most of its first and last words that read as one
+    time, the name between them left out ("3pm call", "the meeting tomorrow at 10", "my 9am
+    train tomorrow"); None when its words give none."""
     words = event.split()
-    for size in range(len(words), 0, -1):
-        for part in (words[:size], words[-size:]):
-            try:
-                parsed = read(" ".join(part))
-            except ScheduleError:
-                continue
-            if not is_recurring(parsed.schedule):
-                return parsed.first_run
+    for part in _ends(words):
+        try:
+            parsed = read(" ".join(part))
+        except ScheduleError:
+            continue
+        if not is_recurring(parsed.schedule):
+            return parsed.first_run
     return None
+
+
+def _ends(words: list[str]) -> Iterator[list[str]]:
+    """Its first and last words together, the most first (the event holds at most a few)."""
+    yield words
+    for size in range(len(words) - 1, 0, -1):
+        for first in range(size, -1, -1):
+            yield words[:first] + words[len(words) - (size - first) :]
 
 
 def lead_time(event: datetime, lead: int, zone: str) -> str:
