@@ -24,7 +24,7 @@ from blind_set import BLIND  # noqa: E402
 from assistant.agent.front.before import event_time, lead_time  # noqa: E402
 from assistant.errors import ScheduleError  # noqa: E402
 from assistant.intents import understand  # noqa: E402
-from assistant.intents.understanding import plain  # noqa: E402
+from assistant.intents.understanding import alarm_time, plain  # noqa: E402
 from assistant.schedules import Parsed  # noqa: E402
 from assistant.schedules.parse import read_schedule, read_span  # noqa: E402
 
@@ -52,6 +52,7 @@ def first_run(intent: str, slots: dict[str, str]) -> str | None:
             when = lead_time(at, lead, ZONE)
         else:
             when = slots.get("when") or slots["repeat"]
+            when = alarm_time(when, ZONE, NOW) if intent == "alarm" else when
         first = read(when).first_run
     except ScheduleError:
         return None

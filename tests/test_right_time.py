@@ -175,3 +175,54 @@ def test_a_reminder_before_an_event_takes_the_events_day():
     assert found is not None and found.intent == "remind_before"
     at = event_time(found.slots["event"], lambda w: read_schedule(w, "Europe/Berlin", NOW))
     assert at is not None and wall(at, "Europe/Berlin") == "Sat 09:00"
+
+
+# ---- the local step: a day anywhere belongs to the schedule; a bare hour with a day is asked --
+
+SET_RIGHT = [
+    ("remind me to call Bob tomorrow at 3pm", "call Bob", "Sat 15:00"),
+    ("remind me tomorrow to call Bob at 5pm", "call Bob", "Sat 17:00"),
+    ("remind me in 3 days at 7pm to water the plants", "water the plants", "Mon 19:00"),
+    ("remind me in a week at 10am to renew", "renew", "Fri 10:00"),
+    ("remind me at six thirty p m to cook", "cook", "Fri 18:30"),
+    ("remind me tmrw at 10am to call the dentist", "call the dentist", "Sat 10:00"),
+    ("2moro at 8:15am remind me to pack lunch", "pack lunch", "Sat 08:15"),
+    ("remnid me in 20 minutes to stretch", "stretch", "Fri 09:20"),
+    ("yo remind me in like 40 mins to check the oven", "check the oven", "Fri 09:40"),
+    ("can u remind me at 3pm to get milk thx", "get milk", "Fri 15:00"),
+    ("remind me to stretch in 15 minutes pls", "stretch", "Fri 09:15"),
+    ("remind me on the 7th at 9am to pay rent", "pay rent", "Mon 09:00"),
+    ("remind me the day after tmrw at noon to call grandma", "call grandma", "Sun 12:00"),
+    ("wake me up tmrw at 6:30", "⏰ alarm", "Sat 06:30"),
+    ("напомни через 2 дня в 20:00 полить цветы", "полить цветы", "Sun 20:00"),
+    ("напомин завтро в 9 утра купить хлеб", "купить хлеб", "Sat 09:00"),
+]
+
+
+@pytest.mark.parametrize(("said", "words", "at"), SET_RIGHT)
+async def test_set_at_the_right_time_with_the_right_words(tmp_path, said, words, at):
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, said)
+        tasks = await runtime.tasks.list_tasks(USER)
+    assert [(t.description, wall(t.next_run, "Europe/Berlin")) for t in tasks] == [(words, at)]
+
+
+@pytest.mark.parametrize(
+    ("said", "answer", "words", "at"),
+    [
+        ("remind me to call Bob tomorrow at 3", "15:00", "call Bob", "Sat 15:00"),
+        ("remind me to call Bob on monday at 3", "3pm", "call Bob", "Mon 15:00"),
+        ("напомни позвонить врачу в пятницу в 3", "15:00", "позвонить врачу", "Fri 15:00"),
+    ],
+)
+async def test_a_bare_hour_with_a_day_is_asked_and_the_answer_sets_it(
+    tmp_path, said, answer, words, at
+):
+    async with running(tmp_path) as (runtime, _, person):
+        asked = await runtime.answer(person, said)
+        nothing = await runtime.tasks.list_tasks(USER)
+        await runtime.answer(person, answer)
+        tasks = await runtime.tasks.list_tasks(USER)
+    assert nothing == [] and "15:00" in asked.text and "03:00" in asked.text
+    assert [b.text for row in asked.buttons for b in row] == ["03:00", "15:00"]
+    assert [(t.description, wall(t.next_run, "Europe/Berlin")) for t in tasks] == [(words, at)]

@@ -19,7 +19,8 @@ from assistant.schedules.parse import read_schedule, read_span
 from assistant.schedules.schedule import is_recurring
 from assistant.schedules.words import may_be_schedule
 
-Reading = Literal["once", "recurring", "no time", "no"]
+Reading = Literal["once", "recurring", "no time", "ambiguous", "no"]
+_RUN = 5  # words: the most a schedule left at either end of a reminder's words may hold
 _MARKS = " ,.;:!?"
 _WORDS = frozenset({"what", "todo"})  # the slots of a request's own words
 ACTS = frozenset(
@@ -43,7 +44,7 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         "lead": lambda value: read_span(value, zone, now) is not None,
         "event": lambda value: says_something(value) and not _verbs(value),
     }
-    found = matcher().match(text, checks)
+    found = matcher().match(plain(text), checks)
     if found is None or (found.intent in ACTS and _questioned(text)):
         return None
     if found.intent == "set_zone" and zone_of(found.slots["place"]) is None:
@@ -51,7 +52,33 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     found = replace(
         found, slots={k: plain(v) if k in _WORDS else v for k, v in found.slots.items()}
     )
+    if "what" in found.slots and "when" in found.slots:
+        gathered = _gathered(found, text, zone, now, min_interval)
+        if gathered is None:
+            return None  # a schedule left in the words that joins no reading: a misread
+        found = gathered
     return _repeated(found, text)
+
+
+def _gathered(
+    found: Match, text: str, zone: str, now: datetime, min_interval: timedelta
+) -> Match | None:
+    """The schedule found anywhere: a day or a time left at either end of a reminder's words
+    ("call Bob tomorrow" + "at 3") joins the schedule, in the order the message said them;
+    None when it joins no reading."""
+    what, when = found.slots["what"], found.slots["when"]
+    said = what.split()
+    for size in range(min(_RUN, len(said) - 1), 0, -1):
+        for run, rest in ((said[-size:], said[:-size]), (said[:size], said[size:])):
+            part = " ".join(run)
+            if reads(part, zone, now, min_interval) == "no" or not says_something(" ".join(rest)):
+                continue
+            before = text.find(what) < text.find(when)
+            joined = f"{part} {when}" if before else f"{when} {part}"
+            if reads(joined, zone, now, min_interval) == "no":
+                return None
+            return replace(found, slots={**found.slots, "what": " ".join(rest), "when": joined})
+    return found
 
 
 def _repeated(found: Match, text: str) -> Match:
@@ -72,8 +99,17 @@ def reads(value: str, zone: str, now: datetime, min_interval: timedelta) -> Read
     try:
         parsed = read_schedule(value, zone, now, min_interval)
     except ScheduleError as exc:
+        if exc.reason == "ambiguous_hour":
+            return "ambiguous"
         return "no time" if missing_time(exc) else "no"
     return "recurring" if is_recurring(parsed.schedule) else "once"
+
+
+def alarm_time(when: str, zone: str, now: datetime) -> str:
+    """An alarm's schedule: waking is in the morning, so its bare hour is the morning's ("wake
+    me up tomorrow at 6" is 06:00); a time that says which stays as it is."""
+    morning = f"{when} am"
+    return morning if reads(morning, zone, now, timedelta(0)) == "once" else when
 
 
 def missing_time(error: ScheduleError) -> bool:

@@ -7,7 +7,7 @@ import re
 from functools import cache
 
 from assistant import locales
-from assistant.locales.spellings import OneEdit, spelled
+from assistant.locales.spellings import OneEdit, short_forms, spelled
 from assistant.schedules import languages, vocabulary
 
 # Words the rewriting takes that are in no table: parts of the day, clock phrases.
@@ -44,12 +44,24 @@ def may_be_schedule(text: str) -> bool:
     """False when ``text`` holds a word no schedule has, or only joining words and no digit:
     then reading it cannot succeed."""
     folded = text.casefold().replace("ё", "е")
+    short = spelled_forms()
+    folded = " ".join(short.get(word, word) for word in folded.split())  # "2moro"
     found, known = _WORD.findall(folded), schedule_words()
     if not any(c.isdigit() for c in folded) and all(
         word in _JOINING or word in languages.joining() for word in found
     ):
         return False
     return all(word in known or read_as(word) != word for word in found)
+
+
+def spelled_forms() -> dict[str, str]:
+    """Short forms that hold a digit ("2moro", "b4"): read whole, before words are cut out."""
+    return _with_digits(locales.current())
+
+
+@cache
+def _with_digits(packs: locales.Packs) -> dict[str, str]:  # once a set of packs
+    return {k: str(v) for k, v in short_forms().items() if any(c.isdigit() for c in k)}
 
 
 def read_as(word: str) -> str:

@@ -28,7 +28,7 @@ from assistant.agent.person import Person
 from assistant.clock import Clock
 from assistant.errors import ScheduleError
 from assistant.intents import Match
-from assistant.intents.understanding import missing_time, plain, understand
+from assistant.intents.understanding import alarm_time, missing_time, plain, understand
 from assistant.llm.types import AssistantMessage, Message, UserMessage
 from assistant.locales import dates, known_language, spoken, tr
 from assistant.memory.conversation import Conversations
@@ -187,8 +187,10 @@ class LocalFirst:
         if found.intent == "remind_what":
             return await self._what_text(person, when, language)
         words = slots.get("what") or slots.get("todo", "")
-        what = tr(language, "⏰ alarm") if found.intent == "alarm" else words
-        return await self._remind(person, when, what, language)
+        if found.intent == "alarm":
+            when = alarm_time(when, person.timezone, self._clock.now())
+            return await self._remind(person, when, tr(language, "⏰ alarm"), language)
+        return await self._remind(person, when, words, language)
 
     async def _before(self, person: Person, slots: Mapping[str, str], language: str) -> Reply:
         """A reminder a span before an event: at the event's time less it, else asked."""
@@ -216,6 +218,8 @@ class LocalFirst:
         except ScheduleError as exc:
             if missing_time(exc):
                 return await self._which_time(person, when, what, language)
+            if exc.reason == "ambiguous_hour":
+                return await self._which_hour(person, when, what, exc, language)
             return Reply(refusal(exc, language))
         if is_recurring(parsed.schedule):
             arguments = {"schedule": when, "description": what}
@@ -236,6 +240,21 @@ class LocalFirst:
             example=example,
         )
         return Reply(text, (tuple(Button(h, f"local:{asked.key}:{h}") for h in HOURS),))
+
+    async def _which_hour(
+        self, person: Person, when: str, what: str, error: ScheduleError, language: str
+    ) -> Reply:
+        """A bare hour with a day ("tomorrow at 3"): night or day is asked, with a button each;
+        the answer completes the day the request named."""
+        days = without_hour(when, error.words, language)
+        data = {"when": days, "what": what}
+        asked = await self._ask_back(person, Question(person.user_id, "which_time", language, data))
+        hour, minutes = error.words.partition(":")[::2]
+        choices = (
+            [f"{int(hour) + h:02d}:{minutes or '00'}" for h in (0, 12)] if hour.isdecimal() else []
+        )
+        buttons = tuple(Button(c, f"local:{asked.key}:{c}") for c in choices)
+        return Reply(refusal(error, language), (buttons,) if buttons else ())
 
     async def _what_text(self, person: Person, when: str, language: str) -> Reply:
         await self._ask_back(
@@ -348,6 +367,15 @@ class LocalFirst:
             await self._conversations.append(person.chat_id, person.user_id, turn, messages)
         except Exception:  # what was done stands; only the model's memory of it is missing
             log.exception("could not store the local exchange %s", turn)
+
+
+def without_hour(when: str, hour: str, language: str) -> str:
+    """The schedule without its bare hour and the word before it ("tomorrow at 3" →
+    "tomorrow", «в пятницу в 3» → «в пятницу»)."""
+    said = {"at", str(locales.words.of(language, "clock_at") or "at")}
+    at = "|".join(re.escape(w) for w in said)
+    cut = re.sub(rf"(?:\b(?:{at})\s+)?(?<![\d:]){re.escape(hour)}(?![\d:])", " ", when, count=1)
+    return " ".join(cut.split())
 
 
 def _names(item: str, text: str) -> bool:
