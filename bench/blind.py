@@ -1,6 +1,7 @@
 """The local step on the blind set: messages written by someone who read neither the code nor
 its sentence files, and never tuned to. Each message is right (the intent, its words and its
-first run), wrong words, wrong time (the worst with a false action: counted apart), missed
+first run), a bare hour the label would have asked about read by the documented rule (7 to 12
+with a day is the morning's, with none the next to come, an alarm's the morning's), wrong words, wrong time (the worst with a false action: counted apart), missed
 (left to the model or asked), or a false action (a message that must do nothing, acted on).
 
 Run: .venv/bin/python bench/blind.py [-v]
@@ -87,8 +88,8 @@ def outcome(text: str, intent: str | None, key: str | None, when: str | None) ->
 
 def _timing(intent: str, wanted: str, at: str | None, when: str | None) -> str:
     """How a timed request's first run compares with the one wanted."""
-    if when == "ask":
-        return "right" if at is None else "wrong time"
+    if when == "ask":  # labelled: a bare hour; read by the documented rule, else asked
+        return "right" if at is None else "by rule"
     if at is None:
         return "missed"  # asked, or refused: nothing set
     if intent != wanted and not {intent, wanted} <= {"remind", "remind_what"}:
@@ -113,7 +114,8 @@ def main() -> None:
         print(
             f"  {group:<12} {total:>4}: right {c['right']} ({c['right'] / total:.0%}), "
             f"missed {c['missed']}, wrong words {c['wrong words']}, wrong time "
-            f"{c['wrong time']}, false actions {c['false action']}"
+            f"{c['wrong time']}, false actions {c['false action']}, a bare hour read by the "
+            f"rule where the label asks {c['by rule']}"
         )
     if verbose:
         print("\n".join(misses))

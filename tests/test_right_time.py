@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import fetch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_local_first import USER, running
 
 from assistant.agent.front.before import event_time
@@ -226,3 +228,95 @@ async def test_a_bare_hour_with_a_day_is_asked_and_the_answer_sets_it(
     assert nothing == [] and "15:00" in asked.text and "03:00" in asked.text
     assert [b.text for row in asked.buttons for b in row] == ["03:00", "15:00"]
     assert [(t.description, wall(t.next_run, "Europe/Berlin")) for t in tasks] == [(words, at)]
+
+
+# ---- property: every day and time, in every order and both languages, east and west --------
+
+DAYS_EN = {"today": 0, "tomorrow": 1, "the day after tomorrow": 2, "in 3 days": 3, "in 2 days": 2}
+DAYS_RU = {"сегодня": 0, "завтра": 1, "послезавтра": 2, "через 3 дня": 3, "через 2 дня": 2}
+ZONES = ["Europe/Berlin", "Asia/Tokyo", "America/Los_Angeles", "Asia/Kolkata", "Pacific/Auckland"]
+
+
+def _clock_en(hour: int, minute: int, style: int) -> str:
+    if style == 0:
+        return f"at {hour:02d}:{minute:02d}"
+    twelve, half = hour % 12 or 12, "am" if hour < 12 else "pm"
+    return f"at {twelve}:{minute:02d}{half}" if minute else f"at {twelve}{half}"
+
+
+def _clock_ru(hour: int, minute: int, style: int) -> str:
+    if style == 0 or not 5 <= hour <= 22:
+        return f"в {hour:02d}:{minute:02d}"
+    twelve = hour % 12 or 12
+    part = "утра" if hour < 12 else ("дня" if hour < 17 else "вечера")
+    return f"в {twelve}:{minute:02d} {part}" if minute else f"в {twelve} {part}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    russian=st.booleans(),
+    day=st.integers(0, 4),
+    hour=st.integers(0, 23),
+    minute=st.sampled_from([0, 5, 15, 30, 45]),
+    style=st.integers(0, 1),
+    order=st.integers(0, 2),
+    zone=st.sampled_from(ZONES),
+)
+def test_an_acted_on_request_runs_when_an_independent_reckoning_says(
+    russian, day, hour, minute, style, order, zone
+):
+    days = DAYS_RU if russian else DAYS_EN
+    said_day, ahead = list(days.items())[day]
+    clock = (_clock_ru if russian else _clock_en)(hour, minute, style)
+    when = f"{said_day} {clock}"
+    what = "купить хлеб" if russian else "buy bread"
+    verb = "напомни" if russian else "remind me"
+    to = "" if russian else "to "
+    text = [f"{verb} {when} {to}{what}", f"{when} {verb} {to}{what}", f"{verb} {to}{what} {when}"][
+        order
+    ]
+    local_now = NOW.astimezone(ZoneInfo(zone))
+    wanted = datetime.combine(
+        local_now.date() + timedelta(days=ahead),
+        datetime.min.time().replace(hour=hour, minute=minute),
+    )
+    found = understand(text, zone, NOW, timedelta(minutes=1))
+    if wanted <= local_now.replace(tzinfo=None):
+        assume_nothing_set = found is None or _first(found, zone) is None
+        assert assume_nothing_set, (text, found)  # a past time is refused, never moved
+        return
+    assert found is not None and found.intent == "remind", text
+    assert found.slots["what"] == what, (text, found.slots)
+    assert _first(found, zone) == wanted, text
+
+
+def _first(found, zone: str) -> datetime | None:
+    try:
+        parsed = read_schedule(found.slots["when"], zone, NOW)
+    except ScheduleError:
+        return None
+    return parsed.first_run.astimezone(ZoneInfo(zone)).replace(tzinfo=None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    minutes=st.integers(1, 60 * 24 * 30),
+    start=st.sampled_from(ZONES),
+    end=st.sampled_from(ZONES),
+    from_now=st.booleans(),
+)
+def test_a_zone_change_keeps_a_spans_instant_and_a_clock_times_wall(minutes, start, end, from_now):
+    at = NOW + timedelta(minutes=minutes)
+    once = moved(Once(at, start, from_now=from_now), end)
+    if from_now:
+        assert once.at == at
+    else:
+        before = at.astimezone(ZoneInfo(start)).replace(tzinfo=None)
+        after = once.at.astimezone(ZoneInfo(end)).replace(tzinfo=None)
+        assert after == before or end != start and _in_a_gap(before, end)
+
+
+def _in_a_gap(wall: datetime, zone: str) -> bool:
+    """A wall time a zone skips (its spring gap) cannot be kept."""
+    there = wall.replace(tzinfo=ZoneInfo(zone))
+    return there.astimezone(UTC).astimezone(ZoneInfo(zone)).replace(tzinfo=None) != wall

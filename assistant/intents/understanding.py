@@ -15,9 +15,10 @@ from assistant.intents.languages import fillers, language_names, matcher, subjec
 from assistant.intents.matcher import Check, Match
 from assistant.intents.places import zone_of
 from assistant.locales import words
+from assistant.schedules import languages
 from assistant.schedules.parse import read_schedule, read_span
 from assistant.schedules.schedule import is_recurring
-from assistant.schedules.words import may_be_schedule
+from assistant.schedules.words import may_be_schedule, schedule_words
 
 Reading = Literal["once", "recurring", "no time", "ambiguous", "no"]
 _RUN = 5  # words: the most a schedule left at either end of a reminder's words may hold
@@ -148,6 +149,8 @@ def _asks(value: str) -> bool:
     word = first[0] if first else ""
     if not word.isalpha() or word in subjects() or word in fillers():
         return False
+    if word in schedule_words() and word not in languages.joining():
+        return False  # a schedule's own word ("every monday at 9" + "утра у нас…"): cut short
     return not _stated(value)
 
 

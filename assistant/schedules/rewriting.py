@@ -143,10 +143,14 @@ def _ending(tokens: list[str], at: int) -> bool:
 
 
 def _clock_words(tokens: list[str]) -> list[str]:
-    """``six fifteen pm`` (6 15 pm) and ``at six thirty`` (at 6 30) as 6:15 and 6:30."""
+    """``six fifteen pm`` (6 15 pm) and ``at six thirty`` (at 6 30) as 6:15 and 6:30; «в 3
+    дня» as 3 pm."""
     out: list[str] = []
     for i, token in enumerate(tokens):
         before, after = out[-1] if out else "", tokens[i + 1] if i + 1 < len(tokens) else ""
+        if token == "days" and out[-2:-1] == ["at"] and re.fullmatch(r"\d{1,2}(?::\d\d)?", before):
+            out.append("pm")  # «в 3 дня»: an hour of the day, not a count of days
+            continue
         if (
             len(token) == 2 and token.isdecimal() and 10 <= int(token) <= 59
             and before.isdecimal() and int(before) <= 23
@@ -255,12 +259,17 @@ def _bare(kept: list[str], clock: _Clock, local: time) -> Rewritten:
     hour with a day when that is the likely one, refused when it is not, else the next one."""
     if clock.hour > 12 or clock.hour == 0 or kept[clock.index].startswith("0"):
         return Rewritten(clock.written(kept, clock.hour))
-    if any(_names_day(p) for p in kept):
+    if any(_names_day(p) for p in kept) or _days_ahead(kept):
         if clock.hour in _AMBIGUOUS_HOURS:  # "tomorrow at 3" or "at 2:30": night or day?
             spoken = kept[clock.index]
             return Rewritten(" ".join(kept), problem=f"say {spoken}am or {spoken}pm", hour=spoken)
         return Rewritten(clock.written(kept, clock.hour))
     return clock.next_to_come(kept, local)
+
+
+def _days_ahead(parts: list[str]) -> bool:
+    """Whether the words say a number of days or weeks ahead ("in 3 days", "in a week")."""
+    return "in" in parts and any(p in ("day", "days", "week", "weeks", "d", "w") for p in parts)
 
 
 def _names_day(word: str) -> bool:
