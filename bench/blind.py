@@ -1,8 +1,9 @@
 """The local step on the blind set: messages written by someone who read neither the code nor
 its sentence files, and never tuned to. Each message is right (the intent, its words and its
-first run), a bare hour the label would have asked about read by the documented rule (7 to 12
-with a day is the morning's, with none the next to come, an alarm's the morning's), wrong words, wrong time (the worst with a false action: counted apart), missed
-(left to the model or asked), or a false action (a message that must do nothing, acted on).
+first run), wrong words, wrong time, a false action (a message that must do nothing, acted on;
+the worst, counted apart), missed (left to the model or asked), or a bare hour the label would
+have asked about read by the documented rule (7 to 12 with a day is the morning's, with no day
+the next to come, an alarm's the morning's).
 
 Run: .venv/bin/python bench/blind.py [-v]
 """

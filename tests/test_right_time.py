@@ -313,7 +313,7 @@ def test_a_zone_change_keeps_a_spans_instant_and_a_clock_times_wall(minutes, sta
     else:
         before = at.astimezone(ZoneInfo(start)).replace(tzinfo=None)
         after = once.at.astimezone(ZoneInfo(end)).replace(tzinfo=None)
-        assert after == before or end != start and _in_a_gap(before, end)
+        assert after == before or (end != start and _in_a_gap(before, end))
 
 
 def _in_a_gap(wall: datetime, zone: str) -> bool:
