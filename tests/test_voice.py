@@ -13,7 +13,7 @@ AUDIO = b"OggS\x00fake voice bytes\x00" * 20
 
 
 @asynccontextmanager
-async def hearing(tmp_path, clock, monkeypatch, words="what is on my list?", **speech):
+async def hearing(tmp_path, clock, monkeypatch, words="what is on my shopping list?", **speech):
     async with fake_server() as whisper:
         whisper.default = lambda request: Reply(json={"text": words})
         settings = {"base_url": f"{whisper.url}/v1", "model": "whisper-small", **speech}
@@ -27,15 +27,15 @@ async def test_a_voice_note_is_quoted_back_and_answered_as_if_typed(tmp_path, cl
         telegram.voice(ADA, AUDIO)
         await eventually(lambda: "Your list is empty." in telegram.texts())
         quote = next(p for p in telegram.sent() if "🎙" in str(p["text"]))
-        assert quote["text"] == "🎙 what is on my list?"
+        assert quote["text"] == "🎙 what is on my shopping list?"
         assert quote["entities"] == [
-            {"type": "blockquote", "offset": 0, "length": 22}
+            {"type": "blockquote", "offset": 0, "length": 31}
         ]  # 🎙 is 2 units
         upload = whisper.requests[0]
         assert upload.path == "/v1/audio/transcriptions"
         assert AUDIO in upload.body and b"whisper-small" in upload.body
         messages = model.requests[0].json()["messages"]
-        assert messages[-1] == {"role": "user", "content": "what is on my list?"}
+        assert messages[-1] == {"role": "user", "content": "what is on my shopping list?"}
         assert [c.method for c in telegram.calls].count("download") == 1
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
+from assistant.locales import words
 from assistant.schedules import languages, vocabulary
 from assistant.schedules.words import read_as
 
@@ -137,9 +138,13 @@ def _ordinals(tokens: list[str]) -> list[str]:
 
 
 def _ending(tokens: list[str], at: int) -> bool:
-    """Whether ``tokens[at]`` is a Russian ordinal's ending («го», or «е» before «числа»)."""
+    """Whether ``tokens[at]`` is an ordinal's ending (each pack's: «го», or «е» before
+    «числа»)."""
     word = tokens[at] if at < len(tokens) else ""
-    return word in ("го", "ого") or (word in ("е", "ое") and tokens[at + 1 : at + 2] == ["dom"])
+    before_day = tokens[at + 1 : at + 2] == ["dom"]
+    return word in words.listed("ordinal_endings") or (
+        before_day and word in words.listed("day_ordinal_endings")
+    )
 
 
 def _clock_words(tokens: list[str]) -> list[str]:

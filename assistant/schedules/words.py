@@ -7,6 +7,7 @@ import re
 from functools import cache
 
 from assistant import locales
+from assistant.locales import words
 from assistant.locales.spellings import OneEdit, short_forms, spelled
 from assistant.schedules import languages, vocabulary
 
@@ -34,6 +35,7 @@ def schedule_words() -> frozenset[str]:
 @cache
 def _schedule_words(packs: locales.Packs) -> frozenset[str]:  # once a set of packs
     found = set(vocabulary.KNOWN) | set(vocabulary.NUMBER_WORDS) | _REWRITTEN
+    found |= set(words.listed("ordinal_endings")) | set(words.listed("day_ordinal_endings"))
     for key, value in languages.table().items():
         found.update(_WORD.findall(key))
         found.update(_WORD.findall(value))
