@@ -320,3 +320,18 @@ def _in_a_gap(wall: datetime, zone: str) -> bool:
     """A wall time a zone skips (its spring gap) cannot be kept."""
     there = wall.replace(tzinfo=ZoneInfo(zone))
     return there.astimezone(UTC).astimezone(ZoneInfo(zone)).replace(tzinfo=None) != wall
+
+
+async def test_an_edit_to_a_time_alone_keeps_the_tasks_day(tmp_path):
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, "/remind in 3 days at 9am call mom")
+        [task] = await runtime.tasks.list_tasks(USER)
+        await runtime.answer(person, f"/edit {task.id} 8:15")
+        moved_task = await runtime.tasks.get(USER, task.id)
+        asked = await runtime.answer(person, f"/edit {task.id} 3")
+        kept = await runtime.tasks.get(USER, task.id)
+        await runtime.answer(person, f"/edit {task.id} tomorrow 10am")
+        tomorrow = await runtime.tasks.get(USER, task.id)
+    assert wall(moved_task.next_run, "Europe/Berlin") == "Mon 08:15"
+    assert "15:00" in asked.text and kept.next_run == moved_task.next_run
+    assert wall(tomorrow.next_run, "Europe/Berlin") == "Sat 10:00"

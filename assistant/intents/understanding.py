@@ -4,6 +4,7 @@ language (a time, or days waiting for a time) and the table of places."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -12,7 +13,7 @@ from typing import Literal
 from assistant import locales
 from assistant.errors import ScheduleError
 from assistant.intents.languages import fillers, language_names, matcher, subjects
-from assistant.intents.matcher import Check, Match
+from assistant.intents.matcher import MAX_TEXT, Check, Match
 from assistant.intents.places import zone_of
 from assistant.locales import words
 from assistant.schedules import languages
@@ -45,7 +46,7 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         "lead": lambda value: read_span(value, zone, now) is not None,
         "event": lambda value: says_something(value) and not _verbs(value),
     }
-    found = matcher().match(plain(text), checks)
+    found = matcher().match(plain(text), checks) if len(text) <= MAX_TEXT else _long(text, checks)
     if found is None or (found.intent in ACTS and _questioned(text)):
         return None
     if found.intent == "set_zone" and zone_of(found.slots["place"]) is None:
@@ -59,6 +60,17 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
             return None  # a schedule left in the words that joins no reading: a misread
         found = gathered
     return _repeated(found, text)
+
+
+def _long(text: str, checks: Mapping[str, Check]) -> Match | None:
+    """A message longer than a sentence is read: a note, when its opening reads as one and its
+    words run on to the end ("note that …" with a long text after it); else None."""
+    head = text[:MAX_TEXT].rsplit(None, 1)[0]
+    found = matcher().match(head, checks)
+    if found is None or found.intent != "note" or not head.endswith(found.slots["what"]):
+        return None
+    start = len(head) - len(found.slots["what"])
+    return replace(found, slots={**found.slots, "what": text[start:].strip()})
 
 
 def _gathered(

@@ -21,6 +21,7 @@ from assistant.agent.front.buttons import (
     task_list_buttons,
     zone_buttons,
 )
+from assistant.agent.front.editing import edit
 from assistant.agent.front.splitting import Reading, split
 from assistant.agent.front.welcome import hello, help_text, which_zone
 from assistant.agent.front.zones import set_zone
@@ -29,7 +30,6 @@ from assistant.clock import Clock
 from assistant.errors import ModelError, ScheduleError
 from assistant.intents.places import zone_at
 from assistant.locales import ENGLISH, known_language, ntr, spoken, tr
-from assistant.locales.dates import moment
 from assistant.memory.audit import AuditLog
 from assistant.memory.export import files
 from assistant.memory.notes import Found
@@ -200,33 +200,7 @@ class Commands:
         return await self._acting.run(person, tool, arguments)
 
     async def _edit(self, person: Person, rest: str) -> Reply:
-        task_id, _, change = rest.partition(" ")
-        language = _lang(person)
-        if not task_id or not change.strip():
-            return Reply(tr(language, "Which task, and what change? /edit <id> <new time and/or "
-                            "words>, e.g. /edit k3x9 tomorrow 9am"))  # fmt: skip
-        parsed, words = self._change(change.strip(), person)
-        before = await self._store().get(person.user_id, task_id)
-        task = await self._store().edit(person.user_id, task_id, parsed, words or None)
-        said = tr(language, "✏️ Changed {line}", line=telling.line(task, person.timezone, language))
-        if before.next_run != task.next_run:
-            was = moment(before.next_run, person.timezone, language)
-            said += tr(language, "; it was due {when}", when=was)
-        return Reply(said, (task_buttons(task, language),))
-
-    def _change(self, change: str, person: Person) -> tuple[Parsed | None, str]:
-        """A new schedule, new words after it, or only new words."""
-        now = self._clock.now()
-        try:
-            return read_schedule(change, person.timezone, now, self._services.min_interval), ""
-        except ScheduleError:
-            pass
-        try:
-            return split(
-                change, self._reading(person), tr(_lang(person), "/edit k3x9 tomorrow 9am")
-            )
-        except ScheduleError:
-            return None, change
+        return await edit(self._store(), person, rest, self._reading(person), _lang(person))
 
     async def _cancel(self, person: Person, rest: str) -> Reply:
         language = _lang(person)

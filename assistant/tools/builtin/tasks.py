@@ -5,15 +5,17 @@ Confirmations give the local time, the human description and the task id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assistant.errors import RunError, ToolError
+from assistant.errors import RunError, ScheduleError, ToolError
+from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule
+from assistant.schedules.schedule import Once
 from assistant.tasks import NewTask, Owner, Task, TaskKind, TaskStore
 from assistant.tools.services import Services, need, services_of
 from assistant.tools.tool import Made, ToolContext, tool
@@ -216,9 +218,25 @@ async def edit_task(
     before = await store.get(context.user_id, task_id)
     parsed = None
     if when is not None:
-        parsed = read_schedule(when, context.timezone, context.clock.now(), services.min_interval)
+        now, least = context.clock.now(), services.min_interval
+        parsed = on_its_day(before, when, lambda t: read_schedule(t, context.timezone, now, least))
     after = await store.edit(context.user_id, task_id, parsed, text)
     return Made(edited(before, after, context.timezone), after)
+
+
+def on_its_day(before: Task, when: str, read: Callable[[str], Parsed]) -> Parsed:
+    """A new schedule for a task: a clock time alone keeps a one-shot's date ("/edit k3x9 8:15"
+    moves it within its day); a day, a span or a repeat reads as said."""
+    if isinstance(before.schedule, Once):
+        day = f"{before.next_run.astimezone(ZoneInfo(before.timezone)):%Y-%m-%d}"
+        dated = [f"{day} {when}", *([f"{day} at {when}"] if when[:1].isdigit() else [])]
+        for text in dated:
+            try:
+                return read(text)
+            except ScheduleError as exc:
+                if exc.reason == "ambiguous_hour":  # "3" on its day: night or day, asked
+                    raise
+    return read(when)
 
 
 def edited(before: Task, after: Task, zone: str) -> str:
