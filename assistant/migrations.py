@@ -283,17 +283,14 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (user_id, period, level)
     );
     """,
-    # 16: a one-shot given as a span from now ("in 3 hours", "через час", "90m") keeps its instant
-    # through a zone change, where a clock time keeps its wall clock: marked from the text it was
-    # given as (a span with a clock time, "in 3 days at 7pm", is a wall clock).
+    # 16: a one-shot given as a span from now ("in 3 hours") keeps its instant through a zone
+    # change, where a clock time keeps its wall clock. Older rows kept no sign of which it was;
+    # a clock time always falls on a whole minute, a span on the second it was asked at, so a
+    # one-shot off the minute is marked a span (one asked on a whole minute stays a clock time).
     """
     UPDATE scheduled_tasks
     SET schedule_data = json_set(schedule_data, '$.from_now', json('true'))
-    WHERE schedule_type = 'once' AND schedule_text NOT LIKE '% at %'
-        AND schedule_text NOT LIKE '% в %' AND schedule_text NOT LIKE 'in the %' AND (
-            lower(trim(schedule_text)) LIKE 'in %' OR trim(schedule_text) LIKE 'через %'
-            OR lower(trim(schedule_text)) LIKE '% from now'
-            OR trim(schedule_text) GLOB '[0-9]*[smhdw]'
-        );
+    WHERE schedule_type = 'once'
+        AND strftime('%S', json_extract(schedule_data, '$.at')) != '00';
     """,
 )

@@ -78,28 +78,42 @@ async def test_a_task_the_scheduler_holds_moves_too(tmp_path):
     assert fresh.schedule == from_json(row[1]) and fresh.schedule.zone == "Asia/Tokyo"
 
 
-async def test_old_one_shots_are_marked_by_the_text_they_were_given_as(tmp_path):
+async def test_old_one_shots_off_the_minute_are_marked_spans(tmp_path):
     path = tmp_path / "old.db"
     db = await open_database(path)
     await db.close()
-    at = datetime(2026, 11, 27, 11, 0, tzinfo=UTC)
-    texts = ["in 3 hours", "через час", "90m", "2 hours from now", "tomorrow 9am",
-             "in 3 days at 7pm", "in the evening", "в 18:00"]  # fmt: skip
+    ats = {
+        "in 3 hours": datetime(2026, 11, 27, 11, 26, 53, tzinfo=UTC),
+        "tomorrow 9am": datetime(2026, 11, 28, 8, 0, tzinfo=UTC),
+        "at 18:30": datetime(2026, 11, 27, 17, 30, tzinfo=UTC),
+    }
     with sqlite3.connect(path) as raw:
         raw.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
-        for n, text in enumerate(texts):
+        for n, (text, at) in enumerate(ats.items()):
             raw.execute(
                 "INSERT INTO scheduled_tasks (id, user_id, chat_id, task_type, description,"
                 " schedule_type, schedule_data, schedule_text, timezone, execution_data,"
-                " created_at, next_run, due_at) VALUES (?, 1, 1, 'reminder', 'x', 'once', ?, ?,"
+                " created_at, next_run, due_at) VALUES (?, 1, 1, 'reminder', ?, 'once', ?, ?,"
                 " 'UTC', '{}', ?, ?, ?)",
-                (f"t{n}", to_json(Once(at, "UTC")), text, *[at.isoformat()] * 3),
+                (f"t{n}", text, to_json(Once(at, "UTC")), text, *[at.isoformat()] * 3),
             )
     db = await open_database(path)
-    rows = await fetch(db, "SELECT schedule_text, schedule_data FROM scheduled_tasks ORDER BY id")
+    rows = await fetch(db, "SELECT description, schedule_data FROM scheduled_tasks")
     await db.close()
     marked = {text: from_json(data).from_now for text, data in rows}  # type: ignore[union-attr]
-    assert [t for t in texts if marked[t]] == ["in 3 hours", "через час", "90m", "2 hours from now"]
+    assert marked == {"in 3 hours": True, "tomorrow 9am": False, "at 18:30": False}
+
+
+async def test_a_confirmation_says_how_a_bare_time_was_read_and_how_a_repeat_ends(tmp_path):
+    async with running(tmp_path) as (runtime, _, person):
+        afternoon = await runtime.answer(person, "remind me at 3:30 to call mom")
+        morning = await runtime.answer(person, "remind me at 10:30 to call dad")
+        until = await runtime.answer(person, "remind me every day at 9am until june 1 to stretch")
+        times = await runtime.answer(person, "/every day 9am for 3 times drink water")
+    assert "3:30 is read as 15:30." in afternoon.text
+    assert "read as" not in morning.text
+    assert "until Tue, Jun 1, 2027" in until.text
+    assert "until Mon, Nov 30, 09:00" in times.text
 
 
 # ---- a schedule language that composes: a day and a time in every combination -------------
@@ -335,3 +349,16 @@ async def test_an_edit_to_a_time_alone_keeps_the_tasks_day(tmp_path):
     assert wall(moved_task.next_run, "Europe/Berlin") == "Mon 08:15"
     assert "15:00" in asked.text and kept.next_run == moved_task.next_run
     assert wall(tomorrow.next_run, "Europe/Berlin") == "Sat 10:00"
+
+
+@pytest.mark.parametrize(
+    ("said", "when", "words"),
+    [
+        ("remind me tomorrow at 12:15am to buy bread", "tomorrow at 12:15am", "buy bread"),
+        ("напомни 25.12 в 9:00 поздравить брата", "25.12 в 9:00", "поздравить брата"),
+        ("remind me at 9 a.m. to stretch", "at 9 a.m", "stretch"),
+    ],
+)
+def test_no_slot_ends_inside_a_time_the_text_writes_as_one(said, when, words):
+    found = understand(said, "Europe/Berlin", NOW, timedelta(minutes=1))
+    assert found is not None and (found.slots["when"], found.slots["what"]) == (when, words)

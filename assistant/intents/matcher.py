@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
+from itertools import pairwise
 
 from assistant.intents.templates import BOUNDED, Edge, Ending, Graph
 from assistant.intents.words import Word, words
@@ -61,6 +62,10 @@ class _Walk:
         self.steps, self.least, self.most = matcher._steps, matcher._least, matcher._most
         self.text, self.found, self.checks = text, found, checks
         self.dead: set[tuple[int, int]] = set()
+        # Words the text glues together ("12:15am" is "12" and "15am"): no slot ends between.
+        self.glued = [
+            not any(c.isspace() for c in text[a.end : b.start]) for a, b in pairwise(found)
+        ]
         self.checked: dict[tuple[str, int, int], bool] = {}
 
     def run(self) -> Match | None:
@@ -88,14 +93,16 @@ class _Walk:
                     return found
         return None
 
-    def ends(self, edge: Edge, at: int) -> range:
+    def ends(self, edge: Edge, at: int) -> list[int]:
         total = len(self.found)
         latest = total - self.least[edge.target]
         if edge.label in BOUNDED:
-            return range(min(at + BOUNDED[edge.label], latest), at, -1)
-        most = self.most[edge.target]
-        earliest = at + 1 if math.isinf(most) else max(at + 1, total - int(most))
-        return range(earliest, latest + 1)
+            found = range(min(at + BOUNDED[edge.label], latest), at, -1)
+        else:
+            most = self.most[edge.target]
+            earliest = at + 1 if math.isinf(most) else max(at + 1, total - int(most))
+            found = range(earliest, latest + 1)
+        return [end for end in found if end >= total or not self.glued[end - 1]]
 
     def passes(self, name: str, start: int, end: int) -> bool:
         key = (name, start, end)

@@ -44,8 +44,8 @@ def split(text: str) -> tuple[str, Bounds]:
             i += 1
             continue
         end = i + size
-        while end < len(words) and _bound_at(words, end)[0] is None:
-            end += 1
+        while kind != "times" and end < len(words) and _bound_at(words, end)[0] is None:
+            end += 1  # a start or an end runs to the next bound; a count is its own words
         found = _with(found, kind, words[i:end])
         i = end
     return " ".join(main), found

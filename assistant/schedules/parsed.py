@@ -27,6 +27,7 @@ class Parsed:
     first_run: datetime
     source: str
     note: str = ""
+    read_as: str = ""  # a bare clock time as said, read as the afternoon's ("3:30" at 15:30)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Reading:
     minimum: timedelta = MIN_INTERVAL
     said: str = ""  # what the user wrote, when ``text`` is its rewriting
     note: str = ""  # how the rewriting read something (the next 3:30)
+    read_as: str = ""
 
     @classmethod
     def of(
@@ -54,9 +56,12 @@ class Reading:
     ) -> Reading:
         """A reading of ``text``, or of its canonical rewriting while errors quote ``text``."""
         if rewritten is None or rewritten.text == vocabulary.normalize(text):
-            note = rewritten.note if rewritten else ""
-            return cls(text, zone, now, forms, minimum, note=note)
-        return cls(rewritten.text, zone, now, forms, minimum, said=text, note=rewritten.note)
+            note, read_as = (rewritten.note, rewritten.read_as) if rewritten else ("", "")
+            return cls(text, zone, now, forms, minimum, note=note, read_as=read_as)
+        return cls(
+            rewritten.text, zone, now, forms, minimum, said=text, note=rewritten.note,
+            read_as=rewritten.read_as,
+        )  # fmt: skip
 
     @property
     def words(self) -> str:
@@ -93,7 +98,7 @@ class Reading:
         if first - self.now > MAX_AHEAD:
             raise self.fail("that is more than ten years ahead", "too_far")
         notes = "; ".join(n for n in (self.note, note) if n)
-        return Parsed(schedule, description, first, self.said or self.text, notes)
+        return Parsed(schedule, description, first, self.said or self.text, notes, self.read_as)
 
 
 def check_length(text: str) -> None:

@@ -43,6 +43,7 @@ class Rewritten:
     note: str = ""
     problem: str = ""  # why it cannot be read without guessing (``tomorrow at 3``)
     hour: str = ""  # the ambiguous hour as it was said
+    read_as: str = ""  # a bare clock time as said that was read as the afternoon's ("3:30")
 
 
 def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
@@ -317,8 +318,9 @@ class _Clock:
         """A bare ``at 3:30`` with no day: the next 3:30 to come, morning or afternoon."""
         for hour in (self.hour % 12, self.hour % 12 + 12):
             if self.minute <= 59 and time(hour, self.minute) > local:
-                note = f"the next {self.hour}:{self.minute:02d} is {hour:02d}:{self.minute:02d}"
-                return Rewritten(self.written(parts, hour), note)
+                said = f"{self.hour}:{self.minute:02d}"
+                note = f"the next {said} is {hour:02d}:{self.minute:02d}"
+                return Rewritten(self.written(parts, hour), note, read_as=said * (hour > 12))
         return Rewritten(self.written(parts, self.hour % 12))
 
 

@@ -45,7 +45,12 @@ def when(task: Task, zone: str, language: str) -> str:
         return tr(language, "once on {moment} ({zone}; {mine} for you)", moment=at,
                   zone=task.timezone, mine=mine)  # fmt: skip
     nxt = moment(task.next_run, zone, language, year=year)
-    return tr(language, "{rule}; next {moment} ({zone})", rule=rule(task, language), moment=nxt,
+    said = rule(task, language)
+    if (until := task.schedule.until) is not None:  # how it ends: until June 1, or its 5th run
+        late = until.year != task.created_at.year
+        said = tr(language, "{rule} until {moment}", rule=said,
+                  moment=moment(until, zone, language, year=late))  # fmt: skip
+    return tr(language, "{rule}; next {moment} ({zone})", rule=said, moment=nxt,
               zone=zone)  # fmt: skip
 
 

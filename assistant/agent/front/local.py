@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 from assistant import locales
 from assistant.agent.approving.human import deleting, verb
@@ -225,7 +226,12 @@ class LocalFirst:
             arguments = {"schedule": when, "description": what}
             return await self._acting.run(person, "add_recurring_task", arguments, language)
         arguments = {"when": when, "message": what}
-        return await self._acting.run(person, "add_reminder", arguments, language)
+        reply = await self._acting.run(person, "add_reminder", arguments, language)
+        if parsed.read_as and reply.buttons:  # made: "at 3:30" was read as 15:30, said so
+            clock = f"{parsed.first_run.astimezone(ZoneInfo(person.timezone)):%H:%M}"
+            said = tr(language, "{said} is read as {clock}.", said=parsed.read_as, clock=clock)
+            return replace(reply, text=f"{reply.text} {said}")
+        return reply
 
     async def _which_time(self, person: Person, when: str, what: str, language: str) -> Reply:
         data = {"when": when, "what": what}
