@@ -49,8 +49,12 @@ class Matcher:
         """The first sentence that reads all of ``text`` with every slot passing its check."""
         if len(text) > MAX_TEXT:
             return None
-        found = [replace(w, norm=self._spell(w.norm)) for w in words(text)]
+        found = self.words(text)
         return _Walk(self, text, found, checks).run() if found else None
+
+    def words(self, text: str) -> list[Word]:
+        """The words of ``text`` as the sentences spell them."""
+        return [replace(w, norm=self._spell(w.norm)) for w in words(text)]
 
 
 class _Walk:

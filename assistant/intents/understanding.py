@@ -15,6 +15,7 @@ from assistant.errors import ScheduleError
 from assistant.intents.languages import fillers, language_names, matcher, subjects
 from assistant.intents.matcher import MAX_TEXT, Check, Match
 from assistant.intents.places import zone_of
+from assistant.intents.reader import Reads, read_any_order
 from assistant.locales import words
 from assistant.schedules import languages
 from assistant.schedules.parse import read_schedule, read_span
@@ -47,6 +48,8 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         "event": lambda value: says_something(value) and not _verbs(value),
     }
     found = matcher().match(plain(text), checks) if len(text) <= MAX_TEXT else _long(text, checks)
+    if found is None and len(text) <= MAX_TEXT:
+        found = _any_order(plain(text), checks, lambda v: reads(v, zone, now, min_interval))
     if found is None or (found.intent in ACTS and _questioned(text)):
         return None
     if found.intent == "set_zone" and zone_of(found.slots["place"]) is None:
@@ -60,6 +63,14 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
             return None  # a schedule left in the words that joins no reading: a misread
         found = gathered
     return _repeated(found, text)
+
+
+def _any_order(text: str, checks: Mapping[str, Check], read: Reads) -> Match | None:
+    """The reader of any word order, its words held to the checks a sentence's would be."""
+    found = read_any_order(text, matcher().words(text), read)
+    if found is None or not all(checks[k](v) for k, v in found.slots.items() if k in checks):
+        return None
+    return found
 
 
 def _long(text: str, checks: Mapping[str, Check]) -> Match | None:
@@ -91,7 +102,17 @@ def _gathered(
             if reads(joined, zone, now, min_interval) == "no":
                 return None
             return replace(found, slots={**found.slots, "what": " ".join(rest), "when": joined})
-    return found
+    return None if _inside(said, zone, now, min_interval) else found
+
+
+def _inside(said: list[str], zone: str, now: datetime, min_interval: timedelta) -> bool:
+    """Whether a day or a time stands inside a reminder's words ("call at 10 mom"): a misread,
+    left alone rather than acted on."""
+    return any(
+        reads(" ".join(said[start : start + size]), zone, now, min_interval) != "no"
+        for start in range(len(said))
+        for size in range(1, min(_RUN, len(said) - start) + 1)
+    )
 
 
 def _repeated(found: Match, text: str) -> Match:

@@ -2,10 +2,12 @@
 chat spellings (``[spellings]``: "tmrw", "2moro", "u", "завтро"), and a misspelling one edit
 away from a known word ("remnid", "minuts").
 
-A misspelling is guessed only for a word of five letters or more, never for a number, a word
-the packs know, or a word one edit from a negation ("never" is no "fever"): a changed meaning
-must never turn into an action. The look-up is an index of each known word with one letter cut
-(by where it was cut), so a word is checked in time linear in its length.
+A misspelling is guessed only for a word of five letters or more, never in its first letter
+(«ключи» is no «включи») or its ending (an added last letter is grammar: "deleted", «напомнил»),
+never for a number, a word the packs know, or a word one edit from a negation ("never" is no
+"fever"): a changed meaning must never turn into an action. The look-up is an index of each
+known word with one letter cut (by where it was cut), so a word is checked in time linear in
+its length.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class OneEdit:
         self._cut: dict[tuple[str, int], str | None] = {}
         for name in sorted(w for w in self._known if len(w) >= shortest and w.isalpha()):
             self._add((name, -1), name)
-            for at in range(len(name)):
+            for at in range(1, len(name)):  # the first letter is never the mistyped one
                 shorter = name[:at] + name[at + 1 :]
                 self._add((shorter, at), name)
                 self._add((shorter, -2), name)
@@ -65,15 +67,17 @@ class OneEdit:
         return found if found and found not in self._blocked else None
 
     def _edited(self, word: str) -> str | None:
-        for at in range(len(word)):
+        for at in range(1, len(word)):
             shorter = word[:at] + word[at + 1 :]
-            found = self._cut.get((shorter, at)) or self._cut.get((shorter, -1))
+            found = self._cut.get((shorter, at))
+            if not found and at < len(word) - 1:  # a letter added, but not at the end: an
+                found = self._cut.get((shorter, -1))  # ending is grammar ("deleted", «напомнил»)
             if found:
                 return found  # a letter changed, or one added
         return self._cut.get((word, -2))  # a letter dropped
 
     def _swapped(self, word: str) -> str | None:
-        for at in range(len(word) - 1):
+        for at in range(1, len(word) - 1):
             swapped = word[:at] + word[at + 1] + word[at] + word[at + 2 :]
             if swapped != word and swapped in self._known and len(swapped) >= self._shortest:
                 return swapped

@@ -1,0 +1,147 @@
+"""A second way to read a request, in any word order, when no sentence reads it whole.
+
+Each pack names, for a few intents, the words that make the request (``[reader.<intent>]``:
+its ``heads``, one of which must be there, and the words ``around`` them) and the courtesy
+that may stand anywhere. The request is the run of those words around a head; what is left is
+the one schedule (read by the schedule language, never guessed) and the one run of the
+request's own words. A message is read only when every word is accounted for that way and
+exactly one intent reads it; a negation, a quote or a second run of words leaves it alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from assistant.intents.matcher import Match
+from assistant.intents.words import Word
+from assistant.locales import language_of, words
+
+# Intents read this way: those whose words are few and whose mistakes are one press from undone.
+INTENTS = ("remind", "alarm", "cancel_task", "pause_task", "resume_task", "list_tasks",
+           "list_notes", "usage")  # fmt: skip
+_TIMED = frozenset({"remind", "alarm"})
+_NAMED = frozenset({"cancel_task", "pause_task", "resume_task"})
+_LONGEST_SCHEDULE = 12  # words
+_QUOTES = "\"'«»“”„‘’"
+Reads = Callable[[str], str]  # schedule text -> "once", "recurring", "no time", "ambiguous", "no"
+
+
+@dataclass(frozen=True)
+class _Message:
+    """The message being read: its text, its words as matched, and how schedules read."""
+
+    text: str
+    said: list[Word]
+    reads: Reads
+
+    def span(self, first: int, last: int) -> str:
+        return self.text[self.said[first].start : self.said[last].end]
+
+
+def read_any_order(text: str, said: list[Word], reads: Reads) -> Match | None:
+    """The one intent the message's words read as in any order, with its slots; else None."""
+    norms = [w.norm for w in said]
+    if not said or any(c in text for c in _QUOTES) or set(norms) & _negations():
+        return None
+    message = _Message(text, said, reads)
+    found = [m for intent in INTENTS if (m := _fits(intent, message)) is not None]
+    return found[0] if len(found) == 1 else None
+
+
+def _fits(intent: str, message: _Message) -> Match | None:
+    heads = set(words.listed(f"reader.{intent}.heads"))
+    around = heads | set(words.listed(f"reader.{intent}.around")) | _courtesy()
+    norms = [w.norm for w in message.said]
+    asked = _request(norms, heads, around)
+    needs = set(words.listed(f"reader.{intent}.needs"))
+    if not asked or (needs and not needs & {norms[i] for i in asked}):
+        return None
+    rest = [i for i in range(len(norms)) if i not in asked]
+    runs = _runs(rest)
+    language = language_of(message.text)
+    if intent in _TIMED:
+        return _timed(intent, message, runs, language)
+    if not runs:
+        return None if intent in _NAMED else Match(intent, language, {})
+    if intent in _NAMED and len(runs) == 1:
+        item = _words(message, _trimmed(runs[0], norms, around))
+        return Match(intent, language, {"item": item}) if item else None
+    return None
+
+
+def _request(norms: list[str], heads: set[str], around: set[str]) -> set[int]:
+    """The words of the request: each head and the run of request words it stands in."""
+    asked: set[int] = set()
+    for at, norm in enumerate(norms):
+        if norm not in heads:
+            continue
+        left, right = at, at
+        while left > 0 and norms[left - 1] in around:
+            left -= 1
+        while right + 1 < len(norms) and norms[right + 1] in around:
+            right += 1
+        asked.update(range(left, right + 1))
+    return asked
+
+
+def _runs(indexes: list[int]) -> list[list[int]]:
+    """Consecutive indexes, grouped."""
+    runs: list[list[int]] = []
+    for index in indexes:
+        if runs and runs[-1][-1] + 1 == index:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return runs
+
+
+def _timed(intent: str, message: _Message, runs: list[list[int]], language: str) -> Match | None:
+    """A reminder or an alarm: one schedule at either end of a run, and at most one run of
+    words besides it (none for an alarm)."""
+    for number, run in enumerate(runs):
+        for size in range(min(len(run), _LONGEST_SCHEDULE), 0, -1):
+            for part, left in ((run[:size], run[size:]), (run[-size:], run[:-size])):
+                when = message.span(part[0], part[-1])
+                if message.reads(when) == "no":
+                    continue
+                others = [r for r in (*runs[:number], left, *runs[number + 1 :]) if r]
+                return _with_words(intent, message, when, others, language)
+    return None
+
+
+def _with_words(
+    intent: str, message: _Message, when: str, others: list[list[int]], language: str
+) -> Match | None:
+    if not others:
+        return Match("alarm" if intent == "alarm" else "remind_what", language, {"when": when})
+    if intent == "alarm" or len(others) > 1:
+        return None
+    what = _words(message, others[0])
+    return Match("remind", language, {"when": when, "what": what}) if what else None
+
+
+def _words(message: _Message, run: list[int]) -> str:
+    """A run's own words, without the connector that opens it ("to", «про»)."""
+    connectors = set(words.listed("reader.connectors"))
+    while run and message.said[run[0]].norm in connectors:
+        run = run[1:]
+    return message.span(run[0], run[-1]) if run else ""
+
+
+def _trimmed(run: list[int], norms: list[str], around: set[str]) -> list[int]:
+    """A task's naming words without the request's own words at either end ("поставь
+    напоминалку про витамины" names «витамины»)."""
+    while run and norms[run[0]] in around:
+        run = run[1:]
+    while run and norms[run[-1]] in around:
+        run = run[:-1]
+    return run
+
+
+def _courtesy() -> set[str]:
+    return set(words.listed("reader.courtesy"))
+
+
+def _negations() -> set[str]:
+    return set(words.listed("negations"))

@@ -1,0 +1,67 @@
+"""The second way to read a request: its words in any order, each accounted for (the request's
+words from the pack, one schedule, one run of its own words), or nothing done."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from assistant.intents import understand
+from assistant.locales.spellings import OneEdit
+
+NOW = datetime(2026, 11, 27, 8, 0, tzinfo=UTC)  # Friday 09:00 in Berlin
+
+
+def read(text: str):
+    return understand(text, "Europe/Berlin", NOW, timedelta(minutes=1))
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "slots"),
+    [
+        ("i need you to remind me at 5pm to send the report to mike", "remind",
+         {"when": "at 5pm", "what": "send the report to mike"}),
+        ("напомните пожалуйста завтра в 8:30 утра оплатить интернет", "remind",
+         {"when": "завтра в 8:30 утра", "what": "оплатить интернет"}),
+        ("спс, и еще напомни через 3 часа сделать зарядку", "remind",
+         {"when": "через 3 часа", "what": "сделать зарядку"}),
+        ("поставь напоминалку на завтра на 12:00 забрать Машу с тренировки", "remind",
+         {"when": "завтра на 12:00", "what": "забрать Машу с тренировки"}),
+        ("отмени напоминалку про хор", "cancel_task", {"item": "хор"}),
+        ("возобнови пить воду", "resume_task", {"item": "пить воду"}),
+        ("поставь напоминалку про витамины на паузу", "pause_task", {"item": "витамины"}),
+        ("list reminders pls", "list_tasks", {}),
+        ("what did i save in my notes", "list_notes", {}),
+        ("сколько ушло на модель", "usage", {}),
+    ],
+)  # fmt: skip
+def test_a_request_in_any_order_is_read_with_every_word_accounted_for(text, intent, slots):
+    found = read(text)
+    assert found is not None and (found.intent, dict(found.slots)) == (intent, slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no need to remind me at 5pm",  # a negation
+        "не напоминай мне завтра в 9 про встречу",
+        "she said “remind me tomorrow at 9 to call”",  # a quote
+        "щас уйду, напомни через 15 мин закрыть окно",  # two runs of words
+        "cancel my netflix subscription",  # no task named as one
+        "I deleted the photos yesterday",  # a tense is not a typo
+        "you reminded me yesterday",
+        "вечно забываю ключи",  # «ключи» is not «включи»
+        "remind me tomorrow at 9 and at 10 to call",  # two schedules
+        "list my reminders and call mom",
+    ],
+)
+def test_a_message_not_every_word_of_which_is_accounted_for_does_nothing(text):
+    assert read(text) is None
+
+
+def test_a_misspelling_is_never_guessed_in_its_first_letter_or_its_ending():
+    near = OneEdit(["include", "delete", "remind", "напомни"])
+    assert near.nearest("remnid") == "remind" and near.nearest("delite") == "delete"
+    assert near.nearest("deleted") is None and near.nearest("напомнил") is None
+    assert near.nearest("xemind") is None and near.nearest("nclude") is None
