@@ -65,3 +65,20 @@ def test_a_misspelling_is_never_guessed_in_its_first_letter_or_its_ending():
     assert near.nearest("remnid") == "remind" and near.nearest("delite") == "delete"
     assert near.nearest("deleted") is None and near.nearest("напомнил") is None
     assert near.nearest("xemind") is None and near.nearest("nclude") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i told him to remind me on monday at 10am",
+        "я попросил его напомнить мне в понедельник в 10",
+    ],
+)
+def test_reported_speech_before_the_request_is_not_its_words(text):
+    assert read(text) is None
+
+
+def test_a_reminder_before_an_event_keeps_the_events_name_and_its_time():
+    found = read("напомни за час до вылета во вторник в 6:40 утра")
+    assert found is not None and found.intent == "remind_before"
+    assert found.slots["event"] == "вылета во вторник в 6:40 утра" and "what" not in found.slots

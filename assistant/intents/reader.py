@@ -61,7 +61,7 @@ def _fits(intent: str, message: _Message) -> Match | None:
     runs = _runs(rest)
     language = language_of(message.text)
     if intent in _TIMED:
-        return _timed(intent, message, runs, language)
+        return _timed(intent, message, runs, language, max(asked))
     if not runs:
         return None if intent in _NAMED else Match(intent, language, {})
     if intent in _NAMED and len(runs) == 1:
@@ -96,7 +96,9 @@ def _runs(indexes: list[int]) -> list[list[int]]:
     return runs
 
 
-def _timed(intent: str, message: _Message, runs: list[list[int]], language: str) -> Match | None:
+def _timed(
+    intent: str, message: _Message, runs: list[list[int]], language: str, asked_end: int
+) -> Match | None:
     """A reminder or an alarm: one schedule at either end of a run, and at most one run of
     words besides it (none for an alarm)."""
     for number, run in enumerate(runs):
@@ -106,17 +108,23 @@ def _timed(intent: str, message: _Message, runs: list[list[int]], language: str)
                 if message.reads(when) == "no":
                     continue
                 others = [r for r in (*runs[:number], left, *runs[number + 1 :]) if r]
-                return _with_words(intent, message, when, others, language)
+                return _with_words(intent, message, when, others, language, asked_end=asked_end)
     return None
 
 
 def _with_words(
-    intent: str, message: _Message, when: str, others: list[list[int]], language: str
+    intent: str,
+    message: _Message,
+    when: str,
+    others: list[list[int]],
+    language: str,
+    *,
+    asked_end: int,
 ) -> Match | None:
     if not others:
         return Match("alarm" if intent == "alarm" else "remind_what", language, {"when": when})
-    if intent == "alarm" or len(others) > 1:
-        return None
+    if intent == "alarm" or len(others) > 1 or others[0][0] < asked_end:
+        return None  # a reminder's words follow its request ("i told him to remind me…")
     what = _words(message, others[0])
     return Match("remind", language, {"when": when, "what": what}) if what else None
 

@@ -40,7 +40,9 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
             _ends_well(value) and reads(value, zone, now, min_interval) == "recurring"
         ),
         "place": _place,
-        "what": lambda value: says_something(value) and not _a_time(value, zone, now),
+        "what": lambda value: (
+            says_something(value) and not _a_time(value, zone, now) and not _timely(value)
+        ),
         "todo": lambda value: says_something(value) and _asks(value),
         "number": lambda value: value.lstrip("#№").isdecimal(),
         "language": lambda value: value.casefold() in language_names(),
@@ -192,6 +194,18 @@ def _stated(value: str) -> bool:
     ест"), by the endings of such verbs each pack lists under ``statement_endings``."""
     said = value.casefold().split()
     return len(said) > 1 and _ends_in(said[:2], "statement_endings")
+
+
+def _timely(value: str) -> bool:
+    """Whether a reminder's words open with a schedule's own word («утра», "evening"): the
+    schedule was cut short."""
+    first = value.casefold().split()[:1]
+    return bool(first) and first[0] in schedule_words() and first[0] not in _open()
+
+
+def _open() -> frozenset[str]:
+    """Words a reminder's words may open with though schedules hold them too ("to", «в»)."""
+    return fillers() | languages.joining() | subjects()
 
 
 def _verbs(value: str) -> bool:

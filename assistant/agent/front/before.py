@@ -19,23 +19,31 @@ def event_time(event: str, read: Callable[[str], Parsed]) -> datetime | None:
     """When the event is (UTC), from the most of its first and last words that read as one
     time, the name between them left out ("3pm call", "the meeting tomorrow at 10", "my 9am
     train tomorrow"); None when its words give none."""
+    found = event_when(event, read)
+    return found[0] if found else None
+
+
+def event_when(event: str, read: Callable[[str], Parsed]) -> tuple[datetime, str] | None:
+    """The event's time (UTC) and its name, the words its time leaves ("the vet appointment"
+    of "the vet appointment tomorrow at 4pm"); None when its words give no time."""
     words = event.split()
-    for part in _ends(words):
+    for part, name in _ends(words):
         try:
             parsed = read(" ".join(part))
         except ScheduleError:
             continue
         if not is_recurring(parsed.schedule):
-            return parsed.first_run
+            return parsed.first_run, " ".join(name)
     return None
 
 
-def _ends(words: list[str]) -> Iterator[list[str]]:
-    """Its first and last words together, the most first (the event holds at most a few)."""
-    yield words
+def _ends(words: list[str]) -> Iterator[tuple[list[str], list[str]]]:
+    """Its first and last words together, the most first, and the words between them."""
+    yield words, []
     for size in range(len(words) - 1, 0, -1):
         for first in range(size, -1, -1):
-            yield words[:first] + words[len(words) - (size - first) :]
+            last = len(words) - (size - first)
+            yield words[:first] + words[last:], words[first:last]
 
 
 def lead_time(event: datetime, lead: int, zone: str) -> str:

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 from assistant import locales
 from assistant.agent.approving.human import deleting, verb
 from assistant.agent.front.acting import Acting
-from assistant.agent.front.before import event_time, lead_time
+from assistant.agent.front.before import event_time, event_when, lead_time
 from assistant.agent.front.buttons import Button, Reply
 from assistant.agent.front.spending import Spending
 from assistant.agent.front.zones import set_zone, time_here, time_in
@@ -196,8 +196,10 @@ class LocalFirst:
     async def _before(self, person: Person, slots: Mapping[str, str], language: str) -> Reply:
         """A reminder a span before an event: at the event's time less it, else asked."""
         lead = read_span(slots["lead"], person.timezone, self._clock.now())
-        what, event = slots.get("what") or plain(slots["event"]), slots["event"]
-        at = event_time(event, lambda words: self._read(words, person))
+        event = slots["event"]
+        found = event_when(event, lambda words: self._read(words, person))
+        at = found[0] if found else None
+        what = slots.get("what") or plain(found[1] if found and found[1] else event)
         if lead is None or at is not None:
             when = lead_time(at, lead, person.timezone) if at and lead else slots["lead"]
             return await self._remind(person, when, what, language)
