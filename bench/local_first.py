@@ -58,6 +58,11 @@ ADVERSARIAL = [
     "в в в в в в в в в в " * 14,
     "remind me to a b c d e f g h i j k l m n o p q r s t u v w x y z " * 4,
     "²⑤᧚" * 90,
+    "напомни " + "завтра в 9 утра " * 18,  # the any-order reader: a schedule run at every split
+    "please remind me " + "tomorrow at 9 call " * 14,
+    "pause " * 50,
+    "remnid tommorow minuts wednsday evning " * 7,  # every word a misspelling to look up
+    "remind me at 5 to " + "call at 10 mom " * 18,  # a time inside the words, at every place
 ]
 
 

@@ -362,3 +362,28 @@ async def test_an_edit_to_a_time_alone_keeps_the_tasks_day(tmp_path):
 def test_no_slot_ends_inside_a_time_the_text_writes_as_one(said, when, words):
     found = understand(said, "Europe/Berlin", NOW, timedelta(minutes=1))
     assert found is not None and (found.slots["when"], found.slots["what"]) == (when, words)
+
+
+def test_a_weekday_said_with_a_date_must_be_the_dates():
+    parsed = read_schedule("friday dec 4 at 8pm", "Europe/Berlin", NOW)
+    assert wall(parsed.first_run, "Europe/Berlin") == "Fri 20:00"
+    with pytest.raises(ScheduleError):
+        read_schedule("thursday dec 4 at 8pm", "Europe/Berlin", NOW)  # Dec 4 is a Friday
+
+
+@pytest.mark.parametrize(
+    ("said", "words"),
+    [
+        ("напомни про день рождения мамы 12-го в 10 утра", "день рождения мамы"),  # a unit
+        ("my timezone is Europe/London", None),
+    ],
+)
+def test_a_unit_of_time_in_the_words_and_an_iana_name_are_read(said, words):
+    found = understand(said, "Europe/Berlin", NOW, timedelta(minutes=1))
+    assert found is not None
+    assert found.slots.get("what") == words or found.slots.get("place") == "Europe/London"
+
+
+def test_a_time_inside_the_words_is_a_misread_left_alone():
+    assert understand("remind me tomorrow at 9 and at 10 to call", "Europe/Berlin", NOW,
+                      timedelta(minutes=1)) is None  # fmt: skip

@@ -13,6 +13,7 @@ from importlib import resources
 
 from timezonefinder import TimezoneFinder
 
+from assistant.clock import zone_or_none
 from assistant.locales import words
 
 _ARTICLES = ("the ",)
@@ -26,7 +27,10 @@ def _table() -> dict[str, str]:
 
 
 def zone_of(place: str) -> str | None:
-    """The IANA zone of a city or country named in English or Russian, or None."""
+    """The IANA zone of a city or country named in English or Russian, or of an IANA name
+    ("Europe/London"), or None."""
+    if "/" in place and (zone := zone_or_none(place.strip(" .,!?"))) is not None:
+        return zone.key
     name = " ".join(place.casefold().replace("ё", "е").replace("’", "'").strip(" .,!?").split())
     table = _table()
     if name in table:

@@ -41,7 +41,9 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         ),
         "place": _place,
         "what": lambda value: (
-            says_something(value) and not _a_time(value, zone, now) and not _timely(value)
+            says_something(value)
+            and not _a_time(value, zone, now)
+            and not _timely(value, zone, now)
         ),
         "todo": lambda value: says_something(value) and _asks(value),
         "number": lambda value: value.lstrip("#№").isdecimal(),
@@ -97,7 +99,7 @@ def _gathered(
     for size in range(min(_RUN, len(said) - 1), 0, -1):
         for run, rest in ((said[-size:], said[:-size]), (said[:size], said[size:])):
             part = " ".join(run)
-            if reads(part, zone, now, min_interval) == "no" or not says_something(" ".join(rest)):
+            if not _names_time(part, zone, now, min_interval) or not says_something(" ".join(rest)):
                 continue
             before = text.find(what) < text.find(when)
             joined = f"{part} {when}" if before else f"{when} {part}"
@@ -111,10 +113,21 @@ def _inside(said: list[str], zone: str, now: datetime, min_interval: timedelta) 
     """Whether a day or a time stands inside a reminder's words ("call at 10 mom"): a misread,
     left alone rather than acted on."""
     return any(
-        reads(" ".join(said[start : start + size]), zone, now, min_interval) != "no"
+        _names_time(" ".join(said[start : start + size]), zone, now, min_interval)
         for start in range(len(said))
         for size in range(1, min(_RUN, len(said) - start) + 1)
     )
+
+
+def _names_time(part: str, zone: str, now: datetime, min_interval: timedelta) -> bool:
+    """Whether words name a time or a day (a unit alone names neither: «день рождения»)."""
+    reading = reads(part, zone, now, min_interval)
+    return reading != "no" and not (reading == "no time" and _unit(part, zone, now))
+
+
+def _unit(part: str, zone: str, now: datetime) -> bool:
+    """A unit of time alone names no day ("день рождения" is a birthday, not a day)."""
+    return " " not in part and read_span(part, zone, now) is not None
 
 
 def _repeated(found: Match, text: str) -> Match:
@@ -196,11 +209,13 @@ def _stated(value: str) -> bool:
     return len(said) > 1 and _ends_in(said[:2], "statement_endings")
 
 
-def _timely(value: str) -> bool:
-    """Whether a reminder's words open with a schedule's own word («утра», "evening"): the
-    schedule was cut short."""
+def _timely(value: str, zone: str, now: datetime) -> bool:
+    """Whether a reminder's words open with a schedule's own word («утра», "evening"), not a
+    unit of time («день рождения»): the schedule was cut short."""
     first = value.casefold().split()[:1]
-    return bool(first) and first[0] in schedule_words() and first[0] not in _open()
+    if not first or first[0] not in schedule_words() or first[0] in _open():
+        return False
+    return not _unit(first[0], zone, now)
 
 
 def _open() -> frozenset[str]:

@@ -106,7 +106,20 @@ def _day(reading: Reading, rest: str, tz: ZoneInfo, clock: time) -> tuple[date, 
         return found, ""
     if (found := _day_of_month(rest, today, passed)) is not None:
         return found, ""
-    return _calendar_day(reading, rest, today, passed)
+    return _named_date(reading, rest, today, passed)
+
+
+def _named_date(reading: Reading, rest: str, today: date, passed: bool) -> tuple[date, str] | None:
+    """A calendar day, with the weekday it falls on said before it or not ("friday dec 4"); a
+    weekday the date does not fall on is refused, never one of the two guessed."""
+    name, _, date_part = rest.partition(" ")
+    said = vocabulary.weekday(name.rstrip(","))
+    if said is None or not date_part:
+        return _calendar_day(reading, rest, today, passed)
+    found = _calendar_day(reading, date_part, today, passed)
+    if found is not None and found[0].weekday() != said:
+        raise reading.fail(f"{found[0]:%b %d} is a {found[0]:%A}, not a {name}", "invalid")
+    return found
 
 
 def _ahead(rest: str, today: date) -> date | None:
