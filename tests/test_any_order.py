@@ -82,3 +82,61 @@ def test_a_reminder_before_an_event_keeps_the_events_name_and_its_time():
     found = read("напомни за час до вылета во вторник в 6:40 утра")
     assert found is not None and found.intent == "remind_before"
     assert found.slots["event"] == "вылета во вторник в 6:40 утра" and "what" not in found.slots
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "slots"),
+    [
+        ("i live in Toronto now", "set_zone", {"place": "Toronto"}),
+        ("я теперь живу в Тбилиси", "set_zone", {"place": "Тбилиси"}),
+        ("what time is it over in Lisbon now", "time_in", {"place": "Lisbon"}),
+        ("сколько сейчас в Новосибирске", "time_in", {"place": "Новосибирске"}),
+        ("switch to Russian", "set_language", {"language": "Russian"}),
+        ("переключись на русский", "set_language", {"language": "русский"}),
+        ("сколько я уже потратил", "usage", {}),
+        ("whats on my reminder list?", "list_tasks", {}),
+    ],
+)
+def test_a_place_or_a_language_is_read_when_the_table_knows_it(text, intent, slots):
+    found = read(text)
+    assert found is not None and (found.intent, dict(found.slots)) == (intent, slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["i live in a van", "switch to dark mode", "the time in my life", "I set a reminder for "
+     "tomorrow at 9am", "what's on my shopping list?"],
+)  # fmt: skip
+def test_a_place_or_a_language_it_does_not_know_does_nothing(text):
+    assert read(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "you reminded me yesterday at 6",  # the past ("reminded" is no "reminder")
+        "would you remind me tomorrow if i asked?",  # a condition
+        "> remind me in 2 hours to check the oven",  # a forward
+        "«напомни мне завтра» — сказала она",  # a quote
+        '"напомни мне завтра в 9" — написал он',
+        "remind my wife to pick up the kids at 4pm",  # someone else
+        "напомни ему завтра в 9",
+        "напомни жене забрать детей в 4 дня",
+        "set an alarm for my roommate at 6am",  # an alarm carries no words
+        "если забуду, напомни в 5 вечера",
+    ],
+)
+def test_what_asks_nothing_of_the_owner_is_left_alone(text):
+    assert read(text) is None
+
+
+async def test_pausing_what_names_no_task_is_left_to_the_model_or_the_line(tmp_path):
+    from test_local_first import USER, running
+
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, "/every day 9:00 check mail")
+        music = await runtime.answer(person, "pause the music")
+        mail = await runtime.answer(person, "pause check mail")
+        [task] = await runtime.tasks.list_tasks(USER)
+    assert "I have no language model" in music.text  # not "none of your tasks matches"
+    assert "check mail" in mail.text and task.status == "active"  # asked first, not paused yet

@@ -13,15 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assistant.intents.languages import language_names
 from assistant.intents.matcher import Match
+from assistant.intents.places import zone_of
 from assistant.intents.words import Word
 from assistant.locales import language_of, words
 
 # Intents read this way: those whose words are few and whose mistakes are one press from undone.
 INTENTS = ("remind", "alarm", "cancel_task", "pause_task", "resume_task", "list_tasks",
-           "list_notes", "usage")  # fmt: skip
+           "list_notes", "usage", "set_zone", "time_in", "set_language")  # fmt: skip
 _TIMED = frozenset({"remind", "alarm"})
 _NAMED = frozenset({"cancel_task", "pause_task", "resume_task"})
+_VALUED = {"set_zone": "place", "time_in": "place", "set_language": "language"}  # checked words
 _LONGEST_SCHEDULE = 12  # words
 _QUOTES = "\"'«»“”„‘’"
 Reads = Callable[[str], str]  # schedule text -> "once", "recurring", "no time", "ambiguous", "no"
@@ -63,11 +66,21 @@ def _fits(intent: str, message: _Message) -> Match | None:
     if intent in _TIMED:
         return _timed(intent, message, runs, language, max(asked))
     if not runs:
-        return None if intent in _NAMED else Match(intent, language, {})
-    if intent in _NAMED and len(runs) == 1:
-        item = _words(message, _trimmed(runs[0], norms, around))
-        return Match(intent, language, {"item": item}) if item else None
-    return None
+        return None if intent in _NAMED or intent in _VALUED else Match(intent, language, {})
+    if len(runs) != 1 or not (intent in _NAMED or intent in _VALUED):
+        return None
+    named = _words(message, _trimmed(runs[0], norms, around))
+    slot = _VALUED.get(intent, "item")
+    if not named or (slot != "item" and not _known(slot, named)):
+        return None
+    return Match(intent, language, {slot: named})
+
+
+def _known(slot: str, value: str) -> bool:
+    """A place the table knows (not one that only looks like one), or a language's name."""
+    if slot == "place":
+        return zone_of(value) is not None
+    return value.casefold() in language_names()
 
 
 def _request(norms: list[str], heads: set[str], around: set[str]) -> set[int]:
@@ -126,7 +139,9 @@ def _with_words(
     if intent == "alarm" or len(others) > 1 or others[0][0] < asked_end:
         return None  # a reminder's words follow its request ("i told him to remind me…")
     what = _words(message, others[0])
-    return Match("remind", language, {"when": when, "what": what}) if what else None
+    if not what:  # only a connector ("set me a reminder for monday at noon")
+        return Match("remind_what", language, {"when": when})
+    return Match("remind", language, {"when": when, "what": what})
 
 
 def _words(message: _Message, run: list[int]) -> str:

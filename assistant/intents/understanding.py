@@ -26,6 +26,7 @@ Reading = Literal["once", "recurring", "no time", "ambiguous", "no"]
 _RUN = 5  # words: the most a schedule left at either end of a reminder's words may hold
 _MARKS = " ,.;:!?"
 _WORDS = frozenset({"what", "todo"})  # the slots of a request's own words
+_QUOTES = '"«»“”„'  # a quote: someone's words, not a request (an apostrophe is no quote)
 ACTS = frozenset(
     {"remind", "remind_before", "remind_what", "alarm", "note", "cancel_task", "pause_task",
      "resume_task", "delete_note", "set_zone", "set_language"}
@@ -44,18 +45,21 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
             says_something(value)
             and not _a_time(value, zone, now)
             and not _timely(value, zone, now)
+            and not _addressed(value)
         ),
         "todo": lambda value: says_something(value) and _asks(value),
         "number": lambda value: value.lstrip("#№").isdecimal(),
         "language": lambda value: value.casefold() in language_names(),
         "lead": lambda value: read_span(value, zone, now) is not None,
-        "event": lambda value: says_something(value) and not _verbs(value),
+        "event": lambda value: says_something(value) and not _verbs(value) and _ends_well(value),
     }
     found = matcher().match(plain(text), checks) if len(text) <= MAX_TEXT else _long(text, checks)
     if found is None and len(text) <= MAX_TEXT:
         found = _any_order(plain(text), checks, lambda v: reads(v, zone, now, min_interval))
-    if found is None or (found.intent in ACTS and _questioned(text)):
+    if found is None or (found.intent in ACTS and (_questioned(text) or _not_asked(text))):
         return None
+    if found.intent == "remind" and _alarmed(text.replace(found.slots.get("what", ""), " ")):
+        return None  # an alarm carries no words: "set an alarm for my roommate at 6am"
     if found.intent == "set_zone" and zone_of(found.slots["place"]) is None:
         return None  # "I'm in Trouble" names no place: left to the model
     found = replace(
@@ -169,6 +173,34 @@ def missing_time(error: ScheduleError) -> bool:
 def _questioned(text: str) -> bool:
     """A question that is not a polite request: "remember that time we...?" acts on nothing."""
     return text.rstrip().endswith("?") and not _polite().match(text.strip())
+
+
+def _not_asked(text: str) -> bool:
+    """A message that asks nothing of its owner whatever its words: a quote, a forward ("> …"),
+    the past or a condition (each pack's ``not_requests``: "yesterday", "if", «если»)."""
+    if any(mark in text for mark in _QUOTES) or text.lstrip().startswith(">"):
+        return True
+    said = {w.norm for w in matcher().words(text)}
+    return bool(said & set(words.listed("not_requests")))
+
+
+def _alarmed(text: str) -> bool:
+    """Whether a message names an alarm (each pack's ``reader.alarm`` heads)."""
+    return bool({w.norm for w in matcher().words(text)} & set(words.listed("reader.alarm.heads")))
+
+
+def _addressed(value: str) -> bool:
+    """Whether a reminder's words open with someone else to remind ("him", «жене забрать»):
+    a pronoun the packs list, or a word that is neither a verb nor a connector before one."""
+    said = value.casefold().split()
+    if not said or said[0] in words.listed("addressees"):
+        return bool(said)
+    language = locales.language_of(value)
+    endings = tuple(words.of(language, "verb_endings") or ())
+    joins = (words.of(language, "reader") or {}).get("connectors", [])
+    if not endings or said[0].endswith(endings) or said[0] in joins:
+        return False  # a language whose verbs the pack cannot tell, or words opening with one
+    return len(said) > 1 and (said[1].endswith(endings) or said[1] in joins)
 
 
 def _polite() -> re.Pattern[str]:

@@ -3,7 +3,7 @@ chat spellings (``[spellings]``: "tmrw", "2moro", "u", "завтро"), and a mi
 away from a known word ("remnid", "minuts").
 
 A misspelling is guessed only for a word of five letters or more, never in its first letter
-(«ключи» is no «включи») or its ending (an added last letter is grammar: "deleted", «напомнил»),
+(«ключи» is no «включи») or its last (an ending is grammar: "deleted", "reminded", «напомнил»),
 never for a number, a word the packs know, or a word one edit from a negation ("never" is no
 "fever"): a changed meaning must never turn into an action. The look-up is an index of each
 known word with one letter cut (by where it was cut), so a word is checked in time linear in
@@ -67,11 +67,9 @@ class OneEdit:
         return found if found and found not in self._blocked else None
 
     def _edited(self, word: str) -> str | None:
-        for at in range(1, len(word)):
-            shorter = word[:at] + word[at + 1 :]
-            found = self._cut.get((shorter, at))
-            if not found and at < len(word) - 1:  # a letter added, but not at the end: an
-                found = self._cut.get((shorter, -1))  # ending is grammar ("deleted", «напомнил»)
+        for at in range(1, len(word) - 1):  # never the last letter: an ending is grammar
+            shorter = word[:at] + word[at + 1 :]  # ("deleted", "reminded", «напомнил»)
+            found = self._cut.get((shorter, at)) or self._cut.get((shorter, -1))
             if found:
                 return found  # a letter changed, or one added
         return self._cut.get((word, -2))  # a letter dropped

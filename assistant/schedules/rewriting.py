@@ -183,9 +183,15 @@ def _times_a_week(text: str) -> str:
 
 
 def _clock_phrases(text: str) -> str:
-    """``quarter past 8`` → 8:15, ``half past 8`` → 8:30, ``quarter to 9`` → 8:45."""
+    """``quarter past 8`` → 8:15, ``half past 8`` → 8:30, ``ten past 2`` → 2:10, ``quarter to
+    9`` → 8:45."""
     text = re.sub(r"\b(?:a )?quarter past (\d{1,2})\b", r"\1:15", text)
     text = re.sub(r"\bhalf past (\d{1,2})\b", r"\1:30", text)
+    text = re.sub(
+        r"\b([1-5]?\d) (?:minutes )?past (\d{1,2})\b",
+        lambda m: f"{m[2]}:{int(m[1]):02d}" if int(m[1]) < 60 and int(m[2]) <= 24 else m[0],
+        text,
+    )
     text = re.sub(
         r"\b([1-5]?\d) minutes to (\d{1,2})\b",
         lambda m: f"{(int(m[2]) - 1) % 24 or 12}:{60 - int(m[1]):02d}" if int(m[2]) <= 24 else m[0],

@@ -11,18 +11,25 @@ Anything else goes on to the model, or, when there is none, gets one honest line
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
-from assistant import locales
 from assistant.agent.approving.human import deleting, verb
 from assistant.agent.front.acting import Acting
 from assistant.agent.front.before import event_time, event_when, lead_time
 from assistant.agent.front.buttons import Button, Reply
+from assistant.agent.front.naming import (
+    cut,
+    expired,
+    names,
+    no_note,
+    no_task,
+    task_named,
+    without_hour,
+)
 from assistant.agent.front.spending import Spending
 from assistant.agent.front.zones import set_zone, time_here, time_in
 from assistant.agent.person import Person
@@ -97,9 +104,20 @@ class LocalFirst:
             return None
         if person.language:  # the person's language, whatever the sentence's
             found = replace(found, language=person.language)
+        if found.intent in _STATES and not await self._named(person, found, text):
+            return None  # "pause the music" names no task of theirs: the model's, or the line
         reply = await self._act(person, found)
         await self._remember(person, text, reply.text)
         return reply
+
+    async def _named(self, person: Person, found: Match, text: str) -> bool:
+        """Whether a change names a task: one of theirs by its words, or a task as one ("the
+        reminder to …"), which is then told that none matches."""
+        if task_named(text):
+            return True
+        tasks = self._services.tasks
+        mine = await tasks.list_tasks(person.user_id) if tasks else []
+        return any(names(found.slots["item"], f"{t.description} {t.id}") for t in mine)
 
     def without_model(self, text: str, language: str = "") -> str:
         """What works with no model, and how to set one up, in the person's language (else
@@ -120,13 +138,13 @@ class LocalFirst:
         key, _, clock = rest.partition(":")
         asked = await self._questions.pending(person.chat_id, person.user_id)
         if asked is None or asked.key != key or asked.kind != "which_time":
-            return Reply(_expired(asked.language if asked else "en"))
+            return Reply(expired(asked.language if asked else "en"))
         return await self.complete(person, asked, f"{asked.data['when']} {clock}")
 
     async def complete(self, person: Person, asked: Question, when: str, what: str = "") -> Reply:
         """Finish the reminder a question waited for, once its answer has been read."""
         if not await self._questions.drop(person.chat_id, asked.key):
-            return Reply(_expired(asked.language))
+            return Reply(expired(asked.language))
         what = what or asked.data.get("what", "")
         if asked.kind == "event_time":  # the event's time: the reminder comes its lead before
             event = event_time(when, lambda words: self._read(words, person))
@@ -281,10 +299,10 @@ class LocalFirst:
         mine = await tasks.list_tasks(person.user_id) if tasks else []
         wanted = _STATES[intent]
         matching = [
-            t for t in mine if t.status in wanted and _names(item, f"{t.description} {t.id}")
+            t for t in mine if t.status in wanted and names(item, f"{t.description} {t.id}")
         ]
         if not matching:
-            return Reply(_no_task(language, item))
+            return Reply(no_task(language, item))
         if len(matching) > 1:
             lines = [telling.line(t, person.timezone, language) for t in matching[:PICK_AT_MOST]]
             return await self._which(person, intent, [t.id for t in matching], lines, language)
@@ -298,23 +316,23 @@ class LocalFirst:
         """Delete a note named by its number or its words: always confirmed first."""
         notes = self._services.notes
         if notes is None:
-            return Reply(_no_note(language, ""))
+            return Reply(no_note(language, ""))
         if number := slots.get("number"):
             found = await notes.get(person.user_id, int(number.lstrip("#№")))
             matching = [found] if found else []
         else:
             mine = await notes.list_notes(person.user_id, NOTES_LOOKED_AT)
-            matching = [n for n in mine if _names(slots["item"], n.content)]
+            matching = [n for n in mine if names(slots["item"], n.content)]
         if not matching:
-            return Reply(_no_note(language, number or slots.get("item", "")))
+            return Reply(no_note(language, number or slots.get("item", "")))
         if len(matching) > 1:
-            lines = [f"{n.id}: “{_cut(n.content)}”" for n in matching[:PICK_AT_MOST]]
+            lines = [f"{n.id}: “{cut(n.content)}”" for n in matching[:PICK_AT_MOST]]
             ids = [str(n.id) for n in matching]
             return await self._which(person, "delete_note", ids, lines, language)
         return await self._confirm_note(person, matching[0], language)
 
     async def _confirm_note(self, person: Person, note: Note, language: str) -> Reply:
-        action = deleting(note.id, _cut(note.content), language)
+        action = deleting(note.id, cut(note.content), language)
         return await self._acting.confirm(
             person, "delete_note", {"note_id": note.id}, action, language
         )
@@ -334,7 +352,7 @@ class LocalFirst:
     async def chosen(self, person: Person, asked: Question, chosen: str) -> Reply:
         """The task or note the person picked from a list: confirmed as if named alone."""
         if not await self._questions.drop(person.chat_id, asked.key):
-            return Reply(_expired(asked.language))
+            return Reply(expired(asked.language))
         intent, language = asked.data["intent"], asked.language
         if intent == "delete_note":
             notes = self._services.notes
@@ -344,12 +362,12 @@ class LocalFirst:
                 else None
             )
             if note is None:
-                return Reply(_no_note(language, chosen))
+                return Reply(no_note(language, chosen))
             return await self._confirm_note(person, note, language)
         tasks = self._services.tasks
         task = await tasks.get(person.user_id, chosen) if tasks else None
         if task is None:
-            return Reply(_no_task(language, chosen))
+            return Reply(no_task(language, chosen))
         return await self._confirm_task(person, intent, task, language)
 
     async def press_pick(self, person: Person, data: str) -> Reply:
@@ -357,14 +375,14 @@ class LocalFirst:
         _, key, chosen = [*data.split(":", 2), "", ""][:3]
         asked = await self._questions.pending(person.chat_id, person.user_id)
         if asked is None or asked.key != key or asked.kind != "which_task":
-            return Reply(_expired(asked.language if asked else "en"))
+            return Reply(expired(asked.language if asked else "en"))
         return await self.chosen(person, asked, chosen)
 
     async def press_note(self, person: Person, data: str) -> Reply:
         """A note's 🗑 button: the note is deleted through the tool, audited."""
         number = data.rpartition(":")[2]
         if not number.isdecimal():
-            return Reply(_expired("en"))
+            return Reply(expired("en"))
         return await self._acting.run(person, "delete_note", {"note_id": int(number)})
 
     async def _remember(self, person: Person, text: str, reply: str) -> None:
@@ -375,42 +393,3 @@ class LocalFirst:
             await self._conversations.append(person.chat_id, person.user_id, turn, messages)
         except Exception:  # what was done stands; only the model's memory of it is missing
             log.exception("could not store the local exchange %s", turn)
-
-
-def without_hour(when: str, hour: str, language: str) -> str:
-    """The schedule without its bare hour and the word before it ("tomorrow at 3" →
-    "tomorrow", «в пятницу в 3» → «в пятницу»)."""
-    said = {"at", str(locales.words.of(language, "clock_at") or "at")}
-    at = "|".join(re.escape(w) for w in said)
-    cut = re.sub(rf"(?:\b(?:{at})\s+)?(?<![\d:]){re.escape(hour)}(?![\d:])", " ", when, count=1)
-    return " ".join(cut.split())
-
-
-def _names(item: str, text: str) -> bool:
-    """Whether every word of ``item`` (its fillers aside) starts a word of ``text``."""
-    fillers = locales.words.listed("item_fillers")
-    wanted = [w for w in _stems(item) if w not in fillers]
-    have = _stems(text)
-    return bool(wanted) and all(
-        any(h.startswith(w[: max(3, len(w) - 2)]) for h in have) for w in wanted
-    )
-
-
-def _cut(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _stems(text: str) -> list[str]:
-    return re.findall(r"[^\W_]+", text.casefold().replace("ё", "е"))
-
-
-def _expired(language: str) -> str:
-    return tr(language, "That question has expired; say the reminder again with its time.")
-
-
-def _no_task(language: str, item: str) -> str:
-    return tr(language, "None of your tasks matches “{item}”. /tasks lists them.", item=item)
-
-
-def _no_note(language: str, item: str) -> str:
-    return tr(language, "None of your notes matches “{item}”. /notes lists them.", item=item)

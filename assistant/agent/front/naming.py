@@ -1,0 +1,58 @@
+"""Naming what the local step acts on: a task or a note by its words, a task named as one,
+the bare hour a question asks about, and the lines that say none matches."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.locales import tr, words
+
+
+def without_hour(when: str, hour: str, language: str) -> str:
+    """The schedule without its bare hour and the word before it ("tomorrow at 3" →
+    "tomorrow", «в пятницу в 3» → «в пятницу»)."""
+    said = {"at", str(words.of(language, "clock_at") or "at")}
+    at = "|".join(re.escape(w) for w in said)
+    cut = re.sub(rf"(?:\b(?:{at})\s+)?(?<![\d:]){re.escape(hour)}(?![\d:])", " ", when, count=1)
+    return " ".join(cut.split())
+
+
+def task_named(text: str) -> bool:
+    """Whether a message names a task as one: a reminder, a task, an alarm (the packs' words)."""
+    named = set(words.listed("guards.items.task"))
+    return any(word.startswith(tuple(named)) for word in stems(text))
+
+
+def names(item: str, text: str) -> bool:
+    """Whether every word of ``item`` (its fillers aside) starts a word of ``text``."""
+    fillers = words.listed("item_fillers")
+    wanted = [w for w in stems(item) if w not in fillers]
+    have = stems(text)
+    return bool(wanted) and all(
+        any(h.startswith(w[: max(3, len(w) - 2)]) for h in have) for w in wanted
+    )
+
+
+def cut(text: str, limit: int = 80) -> str:
+    """The text, cut to ``limit`` characters with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def stems(text: str) -> list[str]:
+    """The words of ``text``, lower case, ``ё`` as ``е``."""
+    return re.findall(r"[^\W_]+", text.casefold().replace("ё", "е"))
+
+
+def expired(language: str) -> str:
+    """The line for a question that is no longer open."""
+    return tr(language, "That question has expired; say the reminder again with its time.")
+
+
+def no_task(language: str, item: str) -> str:
+    """The line for words that name none of the person's tasks."""
+    return tr(language, "None of your tasks matches “{item}”. /tasks lists them.", item=item)
+
+
+def no_note(language: str, item: str) -> str:
+    """The line for words that name none of the person's notes."""
+    return tr(language, "None of your notes matches “{item}”. /notes lists them.", item=item)
