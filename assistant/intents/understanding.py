@@ -34,8 +34,29 @@ ACTS = frozenset(
 
 
 def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> Match | None:
-    """What ``text`` asks for, when one sentence reads all of it; None leaves it to the model."""
-    checks: dict[str, Check] = {
+    """What ``text`` asks for, when one sentence reads all of it, or the reader of any word
+    order accounts for every word; None leaves it to the model."""
+    checks = _checks(zone, now, min_interval)
+    found = matcher().match(plain(text), checks) if len(text) <= MAX_TEXT else _long(text, checks)
+    if found is None and len(text) <= MAX_TEXT:
+        found = _any_order(plain(text), checks, lambda v: reads(v, zone, now, min_interval))
+    if found is None or not _asked(found, text):
+        return None
+    found = replace(
+        found, slots={k: plain(v) if k in _WORDS else v for k, v in found.slots.items()}
+    )
+    if "what" in found.slots and "when" in found.slots:
+        gathered = _gathered(found, text, zone, now, min_interval)
+        if gathered is None:
+            return None  # a schedule left in the words that joins no reading: a misread
+        found = gathered
+    return _repeated(found, text)
+
+
+def _checks(zone: str, now: datetime, min_interval: timedelta) -> dict[str, Check]:
+    """What each slot's words must be: a schedule read by the schedule language, a place, a
+    reminder's words that hold no time and name no one else."""
+    return {
         "when": lambda value: reads(value, zone, now, min_interval) != "no",
         "repeat": lambda value: (
             _ends_well(value) and reads(value, zone, now, min_interval) == "recurring"
@@ -53,24 +74,16 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
         "lead": lambda value: read_span(value, zone, now) is not None,
         "event": lambda value: says_something(value) and not _verbs(value) and _ends_well(value),
     }
-    found = matcher().match(plain(text), checks) if len(text) <= MAX_TEXT else _long(text, checks)
-    if found is None and len(text) <= MAX_TEXT:
-        found = _any_order(plain(text), checks, lambda v: reads(v, zone, now, min_interval))
-    if found is None or (found.intent in ACTS and (_questioned(text) or _not_asked(text))):
-        return None
+
+
+def _asked(found: Match, text: str) -> bool:
+    """Whether a reading asks for what it says: an action not in a question, a quote, the past
+    or a condition; a reminder without an alarm's name; a zone a place names."""
+    if found.intent in ACTS and (_questioned(text) or _not_asked(text)):
+        return False
     if found.intent == "remind" and _alarmed(text.replace(found.slots.get("what", ""), " ")):
-        return None  # an alarm carries no words: "set an alarm for my roommate at 6am"
-    if found.intent == "set_zone" and zone_of(found.slots["place"]) is None:
-        return None  # "I'm in Trouble" names no place: left to the model
-    found = replace(
-        found, slots={k: plain(v) if k in _WORDS else v for k, v in found.slots.items()}
-    )
-    if "what" in found.slots and "when" in found.slots:
-        gathered = _gathered(found, text, zone, now, min_interval)
-        if gathered is None:
-            return None  # a schedule left in the words that joins no reading: a misread
-        found = gathered
-    return _repeated(found, text)
+        return False  # an alarm carries no words: "set an alarm for my roommate at 6am"
+    return found.intent != "set_zone" or zone_of(found.slots["place"]) is not None
 
 
 def _any_order(text: str, checks: Mapping[str, Check], read: Reads) -> Match | None:
