@@ -140,3 +140,75 @@ async def test_pausing_what_names_no_task_is_left_to_the_model_or_the_line(tmp_p
         [task] = await runtime.tasks.list_tasks(USER)
     assert "I have no language model" in music.text  # not "none of your tasks matches"
     assert "check mail" in mail.text and task.status == "active"  # asked first, not paused yet
+
+
+# ---- what a review found: each a misread that must not happen again -------------------------
+
+NOW_LOCAL = "Europe/Berlin"
+
+
+@pytest.mark.parametrize(
+    ("text", "when", "words"),
+    [
+        ("remind me at 10am to prepare for monday", "at 10am", "prepare for monday"),
+        ("remind me on monday at 5pm to prepare for monday", "on monday at 5pm",
+         "prepare for monday"),
+        ("напомни в 9 утра взять выходной на день", "в 9 утра", "взять выходной на день"),
+        ("remind me at 3pm to sit in the sun", "at 3pm", "sit in the sun"),
+        ("remind me tomorrow at 9am: month end report", "tomorrow at 9am", "month end report"),
+        ("remind me at 9am to ask if the shop is open", "at 9am", "ask if the shop is open"),
+        ('remind me at 8pm to read "Dune"', "at 8pm", 'read "Dune"'),
+    ],
+)  # fmt: skip
+def test_a_day_the_words_own_stays_theirs(text, when, words):
+    found = read(text)
+    assert found is not None and (found.slots["when"], found.slots["what"]) == (when, words)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "напомни купить продукты на 3 дня",  # «на 3 дня» is a span, never 15:00
+        "parse the dentist reminder",  # a word of its own is no misspelling
+        "remote the dentist reminder",
+        "the remainder: pay 5 dollars tomorrow at 9am",
+        " " * 301,
+    ],
+)
+def test_no_misread_becomes_an_action(text):
+    assert read(text) is None
+
+
+@pytest.mark.parametrize(
+    ("when", "clock"),
+    [
+        ("tonight at 11", "23:00"),
+        ("at 9 in the evening", "21:00"),
+        ("at 12", "12:00"),
+        ("tomorrow at 6", "06:00"),
+        ("at 7", "07:00"),
+    ],
+)
+def test_an_alarms_bare_hour_is_the_mornings_and_only_a_bare_one(when, clock):
+    from zoneinfo import ZoneInfo
+
+    from assistant.intents.understanding import alarm_time
+    from assistant.schedules.parse import read_schedule
+
+    at = read_schedule(alarm_time(when, NOW_LOCAL, NOW), NOW_LOCAL, NOW).first_run
+    assert f"{at.astimezone(ZoneInfo(NOW_LOCAL)):%H:%M}" == clock
+
+
+@pytest.mark.parametrize(
+    ("canonical", "hour", "days"),
+    [
+        ("tomorrow at 3", "3", "tomorrow"),
+        ("in 3 days at 3", "3", "in 3 days"),
+        ("on the 3rd at 3", "3", "on the 3rd"),
+        ("dec 3 at 3", "3", "dec 3"),
+    ],
+)
+def test_the_days_a_bare_hour_question_keeps(canonical, hour, days):
+    from assistant.agent.front.naming import without_hour
+
+    assert without_hour(canonical, hour) == days

@@ -26,7 +26,7 @@ _TIMED = frozenset({"remind", "alarm"})
 _NAMED = frozenset({"cancel_task", "pause_task", "resume_task"})
 _VALUED = {"set_zone": "place", "time_in": "place", "set_language": "language"}  # checked words
 _LONGEST_SCHEDULE = 12  # words
-_QUOTES = "\"'«»“”„‘’"
+QUOTES = '"«»“”„'  # a quote: someone's words, not a request (an apostrophe is no quote)
 Reads = Callable[[str], str]  # schedule text -> "once", "recurring", "no time", "ambiguous", "no"
 
 
@@ -45,7 +45,7 @@ class _Message:
 def read_any_order(text: str, said: list[Word], reads: Reads) -> Match | None:
     """The one intent the message's words read as in any order, with its slots; else None."""
     norms = [w.norm for w in said]
-    if not said or any(c in text for c in _QUOTES) or set(norms) & _negations():
+    if not said or any(c in text for c in QUOTES) or set(norms) & _negations():
         return None
     message = _Message(text, said, reads)
     found = [m for intent in INTENTS if (m := _fits(intent, message)) is not None]

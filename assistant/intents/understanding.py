@@ -15,7 +15,7 @@ from assistant.errors import ScheduleError
 from assistant.intents.languages import fillers, language_names, matcher, subjects
 from assistant.intents.matcher import MAX_TEXT, Check, Match
 from assistant.intents.places import zone_of
-from assistant.intents.reader import Reads, read_any_order
+from assistant.intents.reader import QUOTES, Reads, read_any_order
 from assistant.locales import words
 from assistant.schedules import languages
 from assistant.schedules.parse import read_schedule, read_span
@@ -23,10 +23,10 @@ from assistant.schedules.schedule import is_recurring
 from assistant.schedules.words import may_be_schedule, schedule_words
 
 Reading = Literal["once", "recurring", "no time", "ambiguous", "no"]
+_DAY_PARTS = frozenset({"am", "pm", "morning", "afternoon", "evening", "night", "tonight"})
 _RUN = 5  # words: the most a schedule left at either end of a reminder's words may hold
 _MARKS = " ,.;:!?"
 _WORDS = frozenset({"what", "todo"})  # the slots of a request's own words
-_QUOTES = '"«»“”„'  # a quote: someone's words, not a request (an apostrophe is no quote)
 ACTS = frozenset(
     {"remind", "remind_before", "remind_what", "alarm", "note", "cancel_task", "pause_task",
      "resume_task", "delete_note", "set_zone", "set_language"}
@@ -43,7 +43,7 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     if found is None or not _asked(found, text):
         return None
     found = replace(
-        found, slots={k: plain(v) if k in _WORDS else v for k, v in found.slots.items()}
+        found, slots={k: _closed(plain(v)) if k in _WORDS else v for k, v in found.slots.items()}
     )
     if "what" in found.slots and "when" in found.slots:
         gathered = _gathered(found, text, zone, now, min_interval)
@@ -53,11 +53,26 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     return _repeated(found, text)
 
 
+def _closed(said: str) -> str:
+    """Words with the quote they open closed: the slot ends at its last word ('read "Dune')."""
+    for opening, closing in (('"', '"'), ("«", "»"), ("“", "”")):
+        opened = (
+            said.count(opening) % 2
+            if opening == closing
+            else said.count(opening) - said.count(closing)
+        )
+        if opened > 0:
+            return said + closing
+    return said
+
+
 def _checks(zone: str, now: datetime, min_interval: timedelta) -> dict[str, Check]:
     """What each slot's words must be: a schedule read by the schedule language, a place, a
     reminder's words that hold no time and name no one else."""
     return {
-        "when": lambda value: reads(value, zone, now, min_interval) != "no",
+        "when": lambda value: (
+            not _unit(value, zone, now) and reads(value, zone, now, min_interval) != "no"
+        ),
         "repeat": lambda value: (
             _ends_well(value) and reads(value, zone, now, min_interval) == "recurring"
         ),
@@ -65,8 +80,9 @@ def _checks(zone: str, now: datetime, min_interval: timedelta) -> dict[str, Chec
         "what": lambda value: (
             says_something(value)
             and not _a_time(value, zone, now)
-            and not _timely(value, zone, now)
+            and not _timely(value)
             and not _addressed(value)
+            and value.casefold().split()[-1] not in words.listed("cut_before")
         ),
         "todo": lambda value: says_something(value) and _asks(value),
         "number": lambda value: value.lstrip("#№").isdecimal(),
@@ -79,9 +95,14 @@ def _checks(zone: str, now: datetime, min_interval: timedelta) -> dict[str, Chec
 def _asked(found: Match, text: str) -> bool:
     """Whether a reading asks for what it says: an action not in a question, a quote, the past
     or a condition; a reminder without an alarm's name; a zone a place names."""
-    if found.intent in ACTS and (_questioned(text) or _not_asked(text)):
+    what = found.slots.get("what", "")
+    outside = text.replace(what, " ").strip(QUOTES + _MARKS)  # its own words may say anything
+    opens = what.casefold().split()[:1]  # "if i asked": a condition, not a reminder's words
+    if found.intent in ACTS and (
+        _questioned(text) or _not_asked(outside) or set(opens) & set(words.listed("not_requests"))
+    ):
         return False
-    if found.intent == "remind" and _alarmed(text.replace(found.slots.get("what", ""), " ")):
+    if found.intent == "remind" and _alarmed(outside):
         return False  # an alarm carries no words: "set an alarm for my roommate at 6am"
     return found.intent != "set_zone" or zone_of(found.slots["place"]) is not None
 
@@ -97,8 +118,8 @@ def _any_order(text: str, checks: Mapping[str, Check], read: Reads) -> Match | N
 def _long(text: str, checks: Mapping[str, Check]) -> Match | None:
     """A message longer than a sentence is read: a note, when its opening reads as one and its
     words run on to the end ("note that …" with a long text after it); else None."""
-    head = text[:MAX_TEXT].rsplit(None, 1)[0]
-    found = matcher().match(head, checks)
+    head = (text[:MAX_TEXT].rsplit(None, 1) or [""])[0]
+    found = matcher().match(head, checks) if head.strip() else None
     if found is None or found.intent != "note" or not head.endswith(found.slots["what"]):
         return None
     start = len(head) - len(found.slots["what"])
@@ -108,36 +129,64 @@ def _long(text: str, checks: Mapping[str, Check]) -> Match | None:
 def _gathered(
     found: Match, text: str, zone: str, now: datetime, min_interval: timedelta
 ) -> Match | None:
-    """The schedule found anywhere: a day or a time left at either end of a reminder's words
-    ("call Bob tomorrow" + "at 3") joins the schedule, in the order the message said them;
-    None when it joins no reading."""
+    """The schedule found anywhere: a day left at either end of a reminder's words joins a
+    time that has none, or a time a day that has none ("call Bob tomorrow" + "at 3"), in the
+    order the message said them; a day the words own ("prepare for monday") stays theirs; any
+    other day or time in the words is a misread (None)."""
     what, when = found.slots["what"], found.slots["when"]
-    said = what.split()
+    said = [w.strip(_MARKS) for w in what.split()]
+    alone = reads(when, zone, now, min_interval)
     for size in range(min(_RUN, len(said) - 1), 0, -1):
-        for run, rest in ((said[-size:], said[:-size]), (said[:size], said[size:])):
+        for run, rest, at in _ends_of(said, size):
             part = " ".join(run)
-            if not _names_time(part, zone, now, min_interval) or not says_something(" ".join(rest)):
+            if _owned(said, at) or not _names_time(part, zone, now, min_interval):
                 continue
-            before = text.find(what) < text.find(when)
-            joined = f"{part} {when}" if before else f"{when} {part}"
-            if reads(joined, zone, now, min_interval) == "no":
+            if not says_something(" ".join(rest)) or not _completes(part, alone, zone, now):
+                return None
+            joined = f"{part} {when}" if text.find(what) < text.find(when) else f"{when} {part}"
+            if reads(joined, zone, now, min_interval) != alone.replace("no time", "once"):
                 return None
             return replace(found, slots={**found.slots, "what": " ".join(rest), "when": joined})
     return None if _inside(said, zone, now, min_interval) else found
 
 
+def _ends_of(said: list[str], size: int) -> tuple[tuple[list[str], list[str], int], ...]:
+    """The last and the first ``size`` words, each with the rest and where it starts."""
+    return (said[-size:], said[:-size], len(said) - size), (said[:size], said[size:], 0)
+
+
+def _completes(part: str, alone: str, zone: str, now: datetime) -> bool:
+    """Whether a day completes a time that names none, or a time a day that has none: never
+    a second day or a second time."""
+    adds = reads(part, zone, now, timedelta(0))
+    return (alone == "no time" and adds in ("once", "ambiguous")) or (
+        alone in ("once", "ambiguous") and adds == "no time"
+    )
+
+
+def _owned(said: list[str], at: int) -> bool:
+    """Whether a day at ``at`` is the words' own: after, or with, a word that owns it ("for
+    monday", «на день»)."""
+    owning = words.listed("days_owned_after")
+    return said[at].casefold() in owning or (at > 0 and said[at - 1].casefold() in owning)
+
+
 def _inside(said: list[str], zone: str, now: datetime, min_interval: timedelta) -> bool:
     """Whether a day or a time stands inside a reminder's words ("call at 10 mom"): a misread,
-    left alone rather than acted on."""
+    left alone rather than acted on; a day the words own stays theirs."""
     return any(
-        _names_time(" ".join(said[start : start + size]), zone, now, min_interval)
+        not _owned(said, start)
+        and _names_time(" ".join(said[start : start + size]), zone, now, min_interval)
         for start in range(len(said))
         for size in range(1, min(_RUN, len(said) - start) + 1)
     )
 
 
 def _names_time(part: str, zone: str, now: datetime, min_interval: timedelta) -> bool:
-    """Whether words name a time or a day (a unit alone names neither: «день рождения»)."""
+    """Whether words name a time or a day: not a unit alone («день рождения»), not words of
+    three letters alone ("the sun", "sat down")."""
+    if not any(len(w) > 3 or w[:1].isdigit() for w in part.split()):
+        return False
     reading = reads(part, zone, now, min_interval)
     return reading != "no" and not (reading == "no time" and _unit(part, zone, now))
 
@@ -172,10 +221,17 @@ def reads(value: str, zone: str, now: datetime, min_interval: timedelta) -> Read
 
 
 def alarm_time(when: str, zone: str, now: datetime) -> str:
-    """An alarm's schedule: waking is in the morning, so its bare hour is the morning's ("wake
-    me up tomorrow at 6" is 06:00); a time that says which stays as it is."""
+    """An alarm's schedule: waking is in the morning, so a bare hour a day makes ambiguous, or
+    one read as the afternoon's, is the morning's ("wake me up tomorrow at 6" is 06:00); a time
+    that says which (a part of the day, 24-hour, noon) stays as it is."""
     morning = f"{when} am"
-    return morning if reads(morning, zone, now, timedelta(0)) == "once" else when
+    if reads(morning, zone, now, timedelta(0)) != "once":
+        return when
+    try:
+        parsed = read_schedule(when, zone, now, timedelta(0))
+    except ScheduleError as exc:
+        return morning if exc.reason == "ambiguous_hour" else when
+    return morning if parsed.read_as else when
 
 
 def missing_time(error: ScheduleError) -> bool:
@@ -191,7 +247,7 @@ def _questioned(text: str) -> bool:
 def _not_asked(text: str) -> bool:
     """A message that asks nothing of its owner whatever its words: a quote, a forward ("> …"),
     the past or a condition (each pack's ``not_requests``: "yesterday", "if", «если»)."""
-    if any(mark in text for mark in _QUOTES) or text.lstrip().startswith(">"):
+    if any(mark in text for mark in QUOTES) or text.lstrip().startswith(">"):
         return True
     said = {w.norm for w in matcher().words(text)}
     return bool(said & set(words.listed("not_requests")))
@@ -254,18 +310,11 @@ def _stated(value: str) -> bool:
     return len(said) > 1 and _ends_in(said[:2], "statement_endings")
 
 
-def _timely(value: str, zone: str, now: datetime) -> bool:
-    """Whether a reminder's words open with a schedule's own word («утра», "evening"), not a
-    unit of time («день рождения»): the schedule was cut short."""
+def _timely(value: str) -> bool:
+    """Whether a reminder's words open with a part of the day («утра», "evening"): the
+    schedule before them was cut short."""
     first = value.casefold().split()[:1]
-    if not first or first[0] not in schedule_words() or first[0] in _open():
-        return False
-    return not _unit(first[0], zone, now)
-
-
-def _open() -> frozenset[str]:
-    """Words a reminder's words may open with though schedules hold them too ("to", «в»)."""
-    return fillers() | languages.joining() | subjects()
+    return bool(first) and languages.table().get(first[0], first[0]) in _DAY_PARTS
 
 
 def _verbs(value: str) -> bool:

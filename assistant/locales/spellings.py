@@ -59,9 +59,9 @@ class OneEdit:
 
     def nearest(self, word: str) -> str | None:
         """The one known word ``word`` misspells, else None."""
-        if len(word) < SHORTEST or not word.isalpha() or word in self._known:
+        if len(word) < SHORTEST or not word.isalpha() or word in self._known:  # a typed word
             return None
-        if word in self._blocked:
+        if word in self._blocked or word in _real_words():
             return None
         found = self._swapped(word) or self._edited(word)
         return found if found and found not in self._blocked else None
@@ -75,11 +75,17 @@ class OneEdit:
         return self._cut.get((word, -2))  # a letter dropped
 
     def _swapped(self, word: str) -> str | None:
-        for at in range(1, len(word) - 1):
+        for at in range(1, len(word) - 2):  # neither the first letter nor the last
             swapped = word[:at] + word[at + 1] + word[at] + word[at + 2 :]
             if swapped != word and swapped in self._known and len(swapped) >= self._shortest:
                 return swapped
         return None
+
+
+def _real_words() -> frozenset[str]:
+    """Words one edit from a known one that are words of their own ("remote", "parse"): each
+    pack's ``not_misspelt``; never read as another."""
+    return frozenset(listed("not_misspelt"))
 
 
 def _near_negations() -> frozenset[str]:

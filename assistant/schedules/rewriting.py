@@ -52,7 +52,8 @@ def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     if any(mark in normalized for mark in "*@#"):
         return Rewritten(normalized)
     tokens = [read_as(t) for t in _TOKEN.findall(normalized) if t not in _DROPPED]
-    tokens = _at_days(_clock_words(_numbers(_ordinals(_translated(_split_iso(tokens))))))
+    tokens = _ordinals(_translated(_split_iso(tokens)))
+    tokens = _at_days(_clock_words(_numbers(_at_clocks(tokens))))
     joined = " ".join(tokens).replace(" :00", ":00")
     joined = _from_now(_dates(_clock_phrases(_month_days(_times_a_week(joined)))))
     read = _hours(joined, zone, now)
@@ -121,6 +122,19 @@ def _numbers(tokens: list[str]) -> list[str]:
             out.append(word)
         i += 1
     return out
+
+
+def _at_clocks(tokens: list[str]) -> list[str]:
+    """«на 12:00» is ``at 12:00``: a word each pack lists (``clock_before``) means "at" only
+    before a written clock time."""
+    before = words.listed("clock_before")
+    return [
+        "at"
+        if t in before
+        and re.fullmatch(r"\d{1,2}:\d{2}", tokens[i + 1 : i + 2][0] if i + 1 < len(tokens) else "")
+        else t
+        for i, t in enumerate(tokens)
+    ]
 
 
 def _ordinals(tokens: list[str]) -> list[str]:

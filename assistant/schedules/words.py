@@ -36,6 +36,7 @@ def schedule_words() -> frozenset[str]:
 def _schedule_words(packs: locales.Packs) -> frozenset[str]:  # once a set of packs
     found = set(vocabulary.KNOWN) | set(vocabulary.NUMBER_WORDS) | _REWRITTEN
     found |= set(words.listed("ordinal_endings")) | set(words.listed("day_ordinal_endings"))
+    found |= set(words.listed("clock_before"))
     for key, value in languages.table().items():
         found.update(_WORD.findall(key))
         found.update(_WORD.findall(value))

@@ -43,7 +43,7 @@ def _change(
         return read_schedule(text, reading.zone, reading.now, reading.least)
 
     try:
-        return on_its_day(before, change, read), ""
+        return on_its_day(before, change, read, reading.zone), ""
     except ScheduleError as exc:
         if exc.reason == "ambiguous_hour":
             raise

@@ -45,6 +45,7 @@ from assistant.memory.people import People
 from assistant.memory.questions import Question, Questions
 from assistant.schedules import Parsed
 from assistant.schedules.parse import read_schedule, read_span
+from assistant.schedules.rewriting import rewrite
 from assistant.schedules.schedule import is_recurring
 from assistant.tasks import Task, telling
 from assistant.tools.services import Services
@@ -272,7 +273,7 @@ class LocalFirst:
     ) -> Reply:
         """A bare hour with a day ("tomorrow at 3"): night or day is asked, with a button each;
         the answer completes the day the request named."""
-        days = without_hour(when, error.words, language)
+        days = without_hour(rewrite(when, person.timezone, self._clock.now()).text, error.words)
         data = {"when": days, "what": what}
         asked = await self._ask_back(person, Question(person.user_id, "which_time", language, data))
         hour, minutes = error.words.partition(":")[::2]

@@ -8,13 +8,16 @@ import re
 from assistant.locales import tr, words
 
 
-def without_hour(when: str, hour: str, language: str) -> str:
-    """The schedule without its bare hour and the word before it ("tomorrow at 3" →
-    "tomorrow", «в пятницу в 3» → «в пятницу»)."""
-    said = {"at", str(words.of(language, "clock_at") or "at")}
-    at = "|".join(re.escape(w) for w in said)
-    cut = re.sub(rf"(?:\b(?:{at})\s+)?(?<![\d:]){re.escape(hour)}(?![\d:])", " ", when, count=1)
-    return " ".join(cut.split())
+def without_hour(canonical: str, hour: str) -> str:
+    """A schedule's canonical words without the bare hour that made it ambiguous ("tomorrow
+    at 3" → "tomorrow", "in 3 days at 3" → "in 3 days"): the one after "at", else the last."""
+    said = re.escape(hour)
+    found = list(re.finditer(rf"\bat {said}(?![\d:])", canonical))
+    found = found or list(re.finditer(rf"(?<![\d:]){said}(?![\d:])", canonical))
+    if not found:
+        return canonical
+    cut = found[-1]
+    return " ".join(f"{canonical[: cut.start()]} {canonical[cut.end() :]}".split())
 
 
 def task_named(text: str) -> bool:

@@ -219,16 +219,18 @@ async def edit_task(
     parsed = None
     if when is not None:
         now, least = context.clock.now(), services.min_interval
-        parsed = on_its_day(before, when, lambda t: read_schedule(t, context.timezone, now, least))
+        parsed = on_its_day(
+            before, when, lambda t: read_schedule(t, context.timezone, now, least), context.timezone
+        )
     after = await store.edit(context.user_id, task_id, parsed, text)
     return Made(edited(before, after, context.timezone), after)
 
 
-def on_its_day(before: Task, when: str, read: Callable[[str], Parsed]) -> Parsed:
+def on_its_day(before: Task, when: str, read: Callable[[str], Parsed], zone: str) -> Parsed:
     """A new schedule for a task: a clock time alone keeps a one-shot's date ("/edit k3x9 8:15"
     moves it within its day); a day, a span or a repeat reads as said."""
     if isinstance(before.schedule, Once):
-        day = f"{before.next_run.astimezone(ZoneInfo(before.timezone)):%Y-%m-%d}"
+        day = f"{before.next_run.astimezone(ZoneInfo(zone)):%Y-%m-%d}"  # as ``read`` reads it
         dated = [f"{day} {when}", *([f"{day} at {when}"] if when[:1].isdigit() else [])]
         for text in dated:
             try:
