@@ -148,11 +148,21 @@ NOW_LOCAL = "Europe/Berlin"
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "remind me at 10am to prepare for monday",  # never Monday 10:00; asked of the model
+        "remind me on monday at 5pm to prepare for monday",  # never every Monday
+        "напомни в пятницу в 9 утра взять отпуск на 3 дня",
+        "напоминание на воскресенье 19:00",  # never today at 19:00
+    ],
+)
+def test_a_day_the_words_own_is_never_moved_and_never_dropped(text):
+    assert read(text) is None
+
+
+@pytest.mark.parametrize(
     ("text", "when", "words"),
     [
-        ("remind me at 10am to prepare for monday", "at 10am", "prepare for monday"),
-        ("remind me on monday at 5pm to prepare for monday", "on monday at 5pm",
-         "prepare for monday"),
         ("напомни в 9 утра взять выходной на день", "в 9 утра", "взять выходной на день"),
         ("remind me at 3pm to sit in the sun", "at 3pm", "sit in the sun"),
         ("remind me tomorrow at 9am: month end report", "tomorrow at 9am", "month end report"),
@@ -160,7 +170,7 @@ NOW_LOCAL = "Europe/Berlin"
         ('remind me at 8pm to read "Dune"', "at 8pm", 'read "Dune"'),
     ],
 )  # fmt: skip
-def test_a_day_the_words_own_stays_theirs(text, when, words):
+def test_a_unit_a_short_word_punctuation_or_a_quote_in_the_words_stay_theirs(text, when, words):
     found = read(text)
     assert found is not None and (found.slots["when"], found.slots["what"]) == (when, words)
 
@@ -212,3 +222,9 @@ def test_the_days_a_bare_hour_question_keeps(canonical, hour, days):
     from assistant.agent.front.naming import without_hour
 
     assert without_hour(canonical, hour) == days
+
+
+def test_a_statement_in_the_first_person_after_a_schedule_is_left_alone():
+    assert read("каждый день в 8 утра пью кофе, без исключений") is None
+    found = read("каждый день в 8 утра пить кофе")
+    assert found is not None and found.slots["todo"] == "пить кофе"

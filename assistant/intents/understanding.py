@@ -131,8 +131,8 @@ def _gathered(
 ) -> Match | None:
     """The schedule found anywhere: a day left at either end of a reminder's words joins a
     time that has none, or a time a day that has none ("call Bob tomorrow" + "at 3"), in the
-    order the message said them; a day the words own ("prepare for monday") stays theirs; any
-    other day or time in the words is a misread (None)."""
+    order the message said them; never a day the words own ("prepare for monday"): that, and
+    any other day or time in the words, is a misread (None)."""
     what, when = found.slots["what"], found.slots["when"]
     said = [w.strip(_MARKS) for w in what.split()]
     alone = reads(when, zone, now, min_interval)
@@ -172,11 +172,10 @@ def _owned(said: list[str], at: int) -> bool:
 
 
 def _inside(said: list[str], zone: str, now: datetime, min_interval: timedelta) -> bool:
-    """Whether a day or a time stands inside a reminder's words ("call at 10 mom"): a misread,
-    left alone rather than acted on; a day the words own stays theirs."""
+    """Whether a day or a time stands inside a reminder's words ("call at 10 mom", "prepare
+    for monday"): a misread, left alone rather than acted on at a time it may not mean."""
     return any(
-        not _owned(said, start)
-        and _names_time(" ".join(said[start : start + size]), zone, now, min_interval)
+        _names_time(" ".join(said[start : start + size]), zone, now, min_interval)
         for start in range(len(said))
         for size in range(1, min(_RUN, len(said) - start) + 1)
     )
