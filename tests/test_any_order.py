@@ -228,3 +228,23 @@ def test_a_statement_in_the_first_person_after_a_schedule_is_left_alone():
     assert read("каждый день в 8 утра пью кофе, без исключений") is None
     found = read("каждый день в 8 утра пить кофе")
     assert found is not None and found.slots["todo"] == "пить кофе"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("any reminders for me?", "list_tasks"),
+        ("open my notes pls", "list_notes"),
+        ("how late is it in Bangkok now", "time_in"),
+        ("мне нужно напоминание в 14:15 перезвонить в школу", "remind"),
+        ("напомнишь в четверг в 18:00 забрать посылку?", "remind"),
+    ],
+)
+def test_more_of_the_words_people_use(text, intent):
+    found = read(text)
+    assert found is not None and found.intent == intent
+
+
+@pytest.mark.parametrize("text", ["can you set alarms?", "how do alarms work?"])
+def test_a_question_about_the_bot_is_no_request(text):
+    assert read(text) is None
