@@ -387,3 +387,21 @@ def test_a_unit_of_time_in_the_words_and_an_iana_name_are_read(said, words):
 def test_a_time_inside_the_words_is_a_misread_left_alone():
     assert understand("remind me tomorrow at 9 and at 10 to call", "Europe/Berlin", NOW,
                       timedelta(minutes=1)) is None  # fmt: skip
+
+
+async def test_a_held_task_given_back_unrun_takes_its_next_run_from_the_moved_schedule(tmp_path):
+    from assistant.scheduler.queue import _release
+
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, "/every day 9:00 stretch")
+        [held] = await runtime.tasks.list_tasks(USER)  # Sat 09:00 Berlin
+        async with runtime.db.write() as session:
+            await session.execute(
+                "UPDATE scheduled_tasks SET lease_owner = 'other' WHERE id = ?", (held.id,)
+            )
+        await runtime.answer(person, "/tz Asia/Tokyo")
+    with sqlite3.connect(tmp_path / "assistant.db") as db:
+        _release(db, [held])
+        [(stamped, owner)] = db.execute("SELECT next_run, lease_owner FROM scheduled_tasks")
+    assert owner is None
+    assert wall(datetime.fromisoformat(stamped), "Asia/Tokyo") == "Sun 09:00"

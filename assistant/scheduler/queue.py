@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from assistant.db import connect
 from assistant.metrics import LATENESS, TASKS_DUE, TASKS_FIRED
+from assistant.schedules.schedule import Once, next_after
 from assistant.tasks.runs import (
     Dropped,
     Firing,
@@ -102,6 +103,7 @@ UPDATE scheduled_tasks SET
 FROM json_each(?) AS j
 WHERE scheduled_tasks.id = j.value ->> 'id'
 """
+_MOVED = "UPDATE scheduled_tasks SET next_run = ?, due_at = ? WHERE id = ? AND lease_owner IS NULL"
 # Of the tasks that ran, those whose schedule changed while they did (a zone change).
 _CHANGED = """
 SELECT t.id, t.schedule_data FROM json_each(?) AS j
@@ -253,7 +255,7 @@ class DueQueue:
             if started.rowcount == len(plans):
                 return plans  # the usual case: all were on time, and all are still ours
             gone = self._gone(tasks)
-            _each(db, _RELEASE, list(gone))
+            _release(db, [p.task for p in plans if p.task.id in gone])
             plans = [p for p in plans if p.task.id not in gone]
             _start_runs(db, [p for p in plans if not on_time(p)], now)
         return plans
@@ -265,7 +267,7 @@ class DueQueue:
 
     def _unreserve(self, tasks: Sequence[Task]) -> None:
         with _transaction(self.connection) as db:
-            _each(db, _RELEASE, [task.id for task in tasks])
+            _release(db, tasks)
 
     def _lease(self, db: sqlite3.Connection, request: Claim) -> list[Task]:
         until = stamp(request.now + request.lease)
@@ -297,7 +299,7 @@ class DueQueue:
                     for t, o in zip(tasks, finals, strict=True)
                 ],
             )
-            _each(db, _RELEASE, [o.task.id for o in released])
+            _release(db, [o.task for o in released])
             _each(db, _AUDIT, [audit_row(o) for o in outcomes if o.status != "returned"])
 
     def _recover(self) -> list[Firing]:
@@ -340,6 +342,18 @@ def _start_runs(db: sqlite3.Connection, plans: Sequence[Plan], now: datetime) ->
 
 def _advance(db: sqlite3.Connection, dropped: Sequence[Dropped], now: datetime) -> None:
     _each(db, _ADVANCE, [advance_row(d.task, d.scheduled_for, now, d.reason) for d in dropped])
+
+
+def _release(db: sqlite3.Connection, tasks: Sequence[Task]) -> None:
+    """Give the tasks back unrun; one whose schedule a zone change moved meanwhile gets its
+    next run from the moved schedule, not the slot it was held for."""
+    _each(db, _RELEASE, [task.id for task in tasks])
+    for held, task in zip(tasks, _restored(db, tasks), strict=True):
+        if task is not held:
+            schedule = task.schedule
+            run = schedule.at if isinstance(schedule, Once) else next_after(schedule, held.next_run)
+            if run is not None:
+                db.execute(_MOVED, (stamp(run), stamp(run), task.id))
 
 
 def _restored(db: sqlite3.Connection, tasks: Sequence[Task]) -> list[Task]:
