@@ -220,9 +220,9 @@ def reads(value: str, zone: str, now: datetime, min_interval: timedelta) -> Read
 
 
 def alarm_time(when: str, zone: str, now: datetime) -> str:
-    """An alarm's schedule: waking is in the morning, so a bare hour a day makes ambiguous, or
-    one read as the afternoon's, is the morning's ("wake me up tomorrow at 6" is 06:00); a time
-    that says which (a part of the day, 24-hour, noon) stays as it is."""
+    """An alarm's schedule, its bare hour the morning's ("wake me up tomorrow at 6" is 06:00)."""
+    # Only an hour a day makes ambiguous, or one read as the afternoon's: a part of the day, a
+    # 24-hour time or noon says which already.
     morning = f"{when} am"
     if reads(morning, zone, now, timedelta(0)) != "once":
         return when

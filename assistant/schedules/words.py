@@ -68,9 +68,9 @@ def _with_digits(packs: locales.Packs) -> dict[str, str]:  # once a set of packs
 
 
 def read_as(word: str) -> str:
-    """A word as the schedule reads it: a short form's meaning ("tmrw"), the known word it
-    misspells by one letter ("wednsday", "minuts"), else itself; a name of five letters is
-    never guessed at ("среди" is no "среду")."""
+    """A word as the schedule reads it: "tmrw" as tomorrow, "wednsday" as wednesday."""
+    # A short form's meaning, else the known word it misspells by one letter; a name of five
+    # letters is never guessed at ("среди" is no "среду").
     if (short := spelled(word)) != word:
         return short
     if word in languages.table() or vocabulary.weekday(word) is not None:

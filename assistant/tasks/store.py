@@ -234,10 +234,9 @@ class TaskStore:
         return await self._move(user_id, task.id, allowed, changes, values, unleased=True)
 
     async def rezone(self, user_id: int, before: str, after: str, now: datetime) -> int:
-        """Move the person's live tasks kept in ``before`` to ``after``: a clock time keeps its
-        wall clock, a span from now its instant; a task made in another zone keeps it. A task
-        the scheduler holds gets its new schedule now and its next run from it when its run
-        ends. Returns how many moved."""
+        """Move the person's live tasks kept in ``before`` to ``after``; how many moved."""
+        # A clock time keeps its wall clock, a span from now its instant, a task made in another
+        # zone its own; a task the scheduler holds gets its next run when its run ends.
         async with self._db.write() as session:
             rows = await session.fetchall(
                 f"SELECT {COLUMNS}, lease_owner IS NOT NULL FROM scheduled_tasks"

@@ -227,8 +227,7 @@ async def edit_task(
 
 
 def on_its_day(before: Task, when: str, read: Callable[[str], Parsed], zone: str) -> Parsed:
-    """A new schedule for a task: a clock time alone keeps a one-shot's date ("/edit k3x9 8:15"
-    moves it within its day); a day, a span or a repeat reads as said."""
+    """A task's new schedule, a clock time alone on a one-shot's own day ("/edit k3x9 8:15")."""
     if isinstance(before.schedule, Once):
         day = f"{before.next_run.astimezone(ZoneInfo(zone)):%Y-%m-%d}"  # as ``read`` reads it
         dated = [f"{day} {when}", *([f"{day} at {when}"] if when[:1].isdigit() else [])]
