@@ -405,3 +405,47 @@ async def test_a_held_task_given_back_unrun_takes_its_next_run_from_the_moved_sc
         [(stamped, owner)] = db.execute("SELECT next_run, lease_owner FROM scheduled_tasks")
     assert owner is None
     assert wall(datetime.fromisoformat(stamped), "Asia/Tokyo") == "Sun 09:00"
+
+
+@pytest.mark.parametrize(
+    ("said", "words", "at"),
+    [
+        ("my flight is tomorrow at 2pm, remind me 3 hours before to order a taxi", "order a taxi",
+         "Sat 11:00"),
+        ("у меня завтра рейс в 14:00, напомни за 3 часа вызвать такси", "вызвать такси",
+         "Sat 11:00"),
+        ("стоматолог в понедельник в 10 утра, напомни за 2 часа выпить таблетку",
+         "выпить таблетку", "Mon 08:00"),
+    ],
+)  # fmt: skip
+async def test_an_event_told_first_and_its_reminder_after(tmp_path, said, words, at):
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, said)
+        tasks = await runtime.tasks.list_tasks(USER)
+    assert [(t.description, wall(t.next_run, "Europe/Berlin")) for t in tasks] == [(words, at)]
+
+
+@pytest.mark.parametrize(
+    ("event", "at", "name"),
+    [
+        ("monday's 9am meeting", "Mon 09:00", "meeting"),
+        ("dentist tmrw at 3pm", "Sat 15:00", "dentist"),
+        ("у меня завтра рейс в 14:00", "Sat 14:00", "у меня рейс"),  # its day in the middle
+        ("9am train tomorrow", "Sat 09:00", "train"),
+    ],
+)
+def test_an_events_day_anywhere_in_its_words_is_its_day(event, at, name):
+    from assistant.agent.front.before import event_when
+
+    found = event_when(event, lambda w: read_schedule(w, "Europe/Berlin", NOW))
+    assert found is not None and (wall(found[0], "Europe/Berlin"), found[1]) == (at, name)
+
+
+def test_a_number_in_an_events_name_is_no_time():
+    from assistant.agent.front.before import event_when
+
+    found = event_when("room 5 meeting at 3pm", lambda w: read_schedule(w, "Europe/Berlin", NOW))
+    assert found is not None and (wall(found[0], "Europe/Berlin"), found[1]) == (
+        "Fri 15:00",
+        "room 5 meeting",
+    )

@@ -43,7 +43,8 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     if found is None or not _asked(found, text):
         return None
     found = replace(
-        found, slots={k: _closed(plain(v)) if k in _WORDS else v for k, v in found.slots.items()}
+        found,
+        slots={k: _closed(plain(v), text) if k in _WORDS else v for k, v in found.slots.items()},
     )
     if "what" in found.slots and "when" in found.slots:
         gathered = _gathered(found, text, zone, now, min_interval)
@@ -53,9 +54,12 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     return _repeated(found, text)
 
 
-def _closed(said: str) -> str:
-    """Words with the quote they open closed: the slot ends at its last word ('read "Dune')."""
+def _closed(said: str, text: str) -> str:
+    """Words with the quote they open closed where the text closes it: a slot ends at its last
+    word ('read "Dune')."""
     for opening, closing in (('"', '"'), ("«", "»"), ("“", "”")):
+        if said + closing not in text:
+            continue
         opened = (
             said.count(opening) % 2
             if opening == closing

@@ -6,6 +6,7 @@ that time less the lead. An event without a time is asked about, never read as "
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -13,6 +14,7 @@ from zoneinfo import ZoneInfo
 from assistant.errors import ScheduleError
 from assistant.schedules import Parsed
 from assistant.schedules.schedule import is_recurring
+from assistant.schedules.words import may_be_schedule, read_as, schedule_words
 
 
 def event_time(event: str, read: Callable[[str], Parsed]) -> datetime | None:
@@ -26,15 +28,37 @@ def event_time(event: str, read: Callable[[str], Parsed]) -> datetime | None:
 def event_when(event: str, read: Callable[[str], Parsed]) -> tuple[datetime, str] | None:
     """The event's time (UTC) and its name, the words its time leaves ("the vet appointment"
     of "the vet appointment tomorrow at 4pm"); None when its words give no time."""
-    words = event.split()
+    words = [re.sub(r"['’]s$", "", w) for w in event.split()]  # "monday's 9am meeting"
+    timed = [w for w in words if _timely(w)]
+    name = [w for w in words if not _timely(w)]
+    found = _once(" ".join(timed), read) if timed else None
+    if found is not None and not _dated(name):  # its day and time
+        return found, " ".join(name)
     for part, name in _ends(words):
-        try:
-            parsed = read(" ".join(part))
-        except ScheduleError:
-            continue
-        if not is_recurring(parsed.schedule):
-            return parsed.first_run, " ".join(name)
+        found = _once(" ".join(part), read)
+        if found is not None and not _dated(name):
+            return found, " ".join(name)  # a day left in its name is no time of its own
     return None
+
+
+def _dated(name: list[str]) -> bool:
+    """Whether an event's name still holds a day or a time ("monday's"), so its time is not
+    the one read; a letter or two ("w/") is none."""
+    return any(len(w.strip(".,/-")) > 2 and may_be_schedule(w) for w in name)
+
+
+def _timely(word: str) -> bool:
+    """Whether a word is one a schedule holds: a digit's, or the schedule language's."""
+    folded = word.casefold()
+    return any(c.isdigit() for c in word) or read_as(folded) in schedule_words()
+
+
+def _once(text: str, read: Callable[[str], Parsed]) -> datetime | None:
+    try:
+        parsed = read(text)
+    except ScheduleError:
+        return None
+    return None if is_recurring(parsed.schedule) else parsed.first_run
 
 
 def _ends(words: list[str]) -> Iterator[tuple[list[str], list[str]]]:
