@@ -212,6 +212,18 @@ SET_RIGHT = [
     ("wake me up tmrw at 6:30", "⏰ alarm", "Sat 06:30"),
     ("напомни через 2 дня в 20:00 полить цветы", "полить цветы", "Sun 20:00"),
     ("напомин завтро в 9 утра купить хлеб", "купить хлеб", "Sat 09:00"),
+    # an event told first, its reminder after
+    (
+        "my flight is tomorrow at 2pm, remind me 3 hours before to order a taxi",
+        "order a taxi",
+        "Sat 11:00",
+    ),
+    ("у меня завтра рейс в 14:00, напомни за 3 часа вызвать такси", "вызвать такси", "Sat 11:00"),
+    (
+        "стоматолог в понедельник в 10 утра, напомни за 2 часа выпить таблетку",
+        "выпить таблетку",
+        "Mon 08:00",
+    ),
 ]
 
 
@@ -405,24 +417,6 @@ async def test_a_held_task_given_back_unrun_takes_its_next_run_from_the_moved_sc
         [(stamped, owner)] = db.execute("SELECT next_run, lease_owner FROM scheduled_tasks")
     assert owner is None
     assert wall(datetime.fromisoformat(stamped), "Asia/Tokyo") == "Sun 09:00"
-
-
-@pytest.mark.parametrize(
-    ("said", "words", "at"),
-    [
-        ("my flight is tomorrow at 2pm, remind me 3 hours before to order a taxi", "order a taxi",
-         "Sat 11:00"),
-        ("у меня завтра рейс в 14:00, напомни за 3 часа вызвать такси", "вызвать такси",
-         "Sat 11:00"),
-        ("стоматолог в понедельник в 10 утра, напомни за 2 часа выпить таблетку",
-         "выпить таблетку", "Mon 08:00"),
-    ],
-)  # fmt: skip
-async def test_an_event_told_first_and_its_reminder_after(tmp_path, said, words, at):
-    async with running(tmp_path) as (runtime, _, person):
-        await runtime.answer(person, said)
-        tasks = await runtime.tasks.list_tasks(USER)
-    assert [(t.description, wall(t.next_run, "Europe/Berlin")) for t in tasks] == [(words, at)]
 
 
 @pytest.mark.parametrize(
