@@ -52,9 +52,15 @@ class Questions:
             await session.execute(
                 "INSERT OR REPLACE INTO questions (chat_id, user_id, key, kind, data, expires_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (chat_id, stored.user_id, stored.key, stored.kind, data,
-                 stored.expires_at.isoformat()),
-            )  # fmt: skip
+                (
+                    chat_id,
+                    stored.user_id,
+                    stored.key,
+                    stored.kind,
+                    data,
+                    stored.expires_at.isoformat(),
+                ),
+            )
         return stored
 
     async def pending(self, chat_id: int, user_id: int) -> Question | None:

@@ -26,8 +26,13 @@ def _heading(what: Literal["missed", "abandoned"], language: str) -> str:
 
 def _failed(outcome: Outcome, language: str) -> str:
     task = outcome.task
-    return tr(language, "⚠️ Task {id} ({what}) failed: {why}", id=task.id,
-              what=task.description, why=outcome.error)  # fmt: skip
+    return tr(
+        language,
+        "⚠️ Task {id} ({what}) failed: {why}",
+        id=task.id,
+        what=task.description,
+        why=outcome.error,
+    )
 
 
 def _dropped(items: Sequence[Dropped], what: Literal["missed", "abandoned"], language: str) -> str:

@@ -59,9 +59,15 @@ class Reading:
             note, read_as = (rewritten.note, rewritten.read_as) if rewritten else ("", "")
             return cls(text, zone, now, forms, minimum, note=note, read_as=read_as)
         return cls(
-            rewritten.text, zone, now, forms, minimum, said=text, note=rewritten.note,
+            rewritten.text,
+            zone,
+            now,
+            forms,
+            minimum,
+            said=text,
+            note=rewritten.note,
             read_as=rewritten.read_as,
-        )  # fmt: skip
+        )
 
     @property
     def words(self) -> str:

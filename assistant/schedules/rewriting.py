@@ -77,17 +77,19 @@ def _more_clocks(read: Rewritten) -> Rewritten:
 def _split_iso(tokens: list[str]) -> list[str]:
     """``2026-12-24t18:00`` is a date and a time: the ``t`` between them goes."""
     return [
-        t for i, t in enumerate(tokens)
+        t
+        for i, t in enumerate(tokens)
         if not (t == "t" and i and re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", tokens[i - 1]))
-    ]  # fmt: skip
+    ]
 
 
 def _at_days(tokens: list[str]) -> list[str]:
     """``at friday`` (``в пятницу``) is ``friday``: ``at`` goes before a day, not a time."""
     return [
-        t for i, t in enumerate(tokens)
+        t
+        for i, t in enumerate(tokens)
         if not (t == "at" and i + 1 < len(tokens) and _names_day(tokens[i + 1]))
-    ]  # fmt: skip
+    ]
 
 
 def _translated(tokens: list[str]) -> list[str]:
@@ -172,11 +174,14 @@ def _clock_words(tokens: list[str]) -> list[str]:
             out.append("pm")  # «в 3 дня»: an hour of the day, not a count of days
             continue
         if (
-            len(token) == 2 and token.isdecimal() and 10 <= int(token) <= 59
-            and before.isdecimal() and int(before) <= 23
+            len(token) == 2
+            and token.isdecimal()
+            and 10 <= int(token) <= 59
+            and before.isdecimal()
+            and int(before) <= 23
             and (after in ("am", "pm") or (len(out) > 1 and out[-2] == "at"))
             and after not in vocabulary.UNITS
-        ):  # fmt: skip
+        ):
             out[-1] = f"{before}:{token}"
         else:
             out.append(token)

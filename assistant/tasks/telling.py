@@ -42,22 +42,35 @@ def when(task: Task, zone: str, language: str) -> str:
         if task.timezone == zone:
             return tr(language, "once on {moment} ({zone})", moment=at, zone=zone)
         mine = moment(task.next_run, zone, language, year=year)
-        return tr(language, "once on {moment} ({zone}; {mine} for you)", moment=at,
-                  zone=task.timezone, mine=mine)  # fmt: skip
+        return tr(
+            language,
+            "once on {moment} ({zone}; {mine} for you)",
+            moment=at,
+            zone=task.timezone,
+            mine=mine,
+        )
     nxt = moment(task.next_run, zone, language, year=year)
     said = rule(task, language)
     if (until := task.schedule.until) is not None:  # how it ends: until June 1, or its 5th run
         late = until.year != task.created_at.year
-        said = tr(language, "{rule} until {moment}", rule=said,
-                  moment=moment(until, zone, language, year=late))  # fmt: skip
-    return tr(language, "{rule}; next {moment} ({zone})", rule=said, moment=nxt,
-              zone=zone)  # fmt: skip
+        said = tr(
+            language,
+            "{rule} until {moment}",
+            rule=said,
+            moment=moment(until, zone, language, year=late),
+        )
+    return tr(language, "{rule}; next {moment} ({zone})", rule=said, moment=nxt, zone=zone)
 
 
 def line(task: Task, zone: str, language: str) -> str:
     """A task in one line: id, words, when, and its state when not active."""
-    said = tr(language, "{id}: {what} — {when}", id=task.id, what=what(task, language),
-              when=when(task, zone, language))  # fmt: skip
+    said = tr(
+        language,
+        "{id}: {what} — {when}",
+        id=task.id,
+        what=what(task, language),
+        when=when(task, zone, language),
+    )
     if task.status == "paused":
         return tr(language, "{line} [paused]", line=said)
     return said
@@ -175,12 +188,23 @@ def _date(day: date, language: str) -> str:
 
 def _period(schedule: Cron, said: str, language: str) -> str:
     if schedule.every_weeks > 1:
-        return ntr(language, "{rule}, every week", "{rule}, every {n} weeks",
-                   schedule.every_weeks, rule=said)  # fmt: skip
+        return ntr(
+            language,
+            "{rule}, every week",
+            "{rule}, every {n} weeks",
+            schedule.every_weeks,
+            rule=said,
+        )
     if schedule.every_days > 1:
-        return ntr(language, "{rule}, every day", "{rule}, every {n} days",
-                   schedule.every_days, rule=said)  # fmt: skip
+        return ntr(
+            language, "{rule}, every day", "{rule}, every {n} days", schedule.every_days, rule=said
+        )
     if schedule.every_months > 1:
-        return ntr(language, "{rule}, every month", "{rule}, every {n} months",
-                   schedule.every_months, rule=said)  # fmt: skip
+        return ntr(
+            language,
+            "{rule}, every month",
+            "{rule}, every {n} months",
+            schedule.every_months,
+            rule=said,
+        )
     return said

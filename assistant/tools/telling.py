@@ -63,15 +63,24 @@ def refusal(error: ScheduleError, language: str) -> str:
     if error.reason in reasons:
         return reasons[error.reason]
     if error.reason == "no_words":
-        return tr(language, "What should I remind you of ({when})? Say when and what, e.g. "
-                  "{example}", when=error.words, example=error.detail)  # fmt: skip
+        return tr(
+            language,
+            "What should I remind you of ({when})? Say when and what, e.g. {example}",
+            when=error.words,
+            example=error.detail,
+        )
     if error.reason == "no_schedule":
         return tr(language, "Say when and what, e.g. {example}", example=error.detail)
     if error.reason == "ambiguous_hour" and (hour := _hour(error.words)) is not None:
         minutes = error.words[len(str(hour)) :]
         early, late = f"{hour:02d}{minutes or ':00'}", f"{hour + 12}{minutes or ':00'}"
-        return tr(language, "Is {said} in the night or the day? Say {early} or {late}.",
-                  said=error.words, early=early, late=late)  # fmt: skip
+        return tr(
+            language,
+            "Is {said} in the night or the day? Say {early} or {late}.",
+            said=error.words,
+            early=early,
+            late=late,
+        )
     return str(error)  # its own words: the accepted forms
 
 

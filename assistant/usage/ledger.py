@@ -125,16 +125,30 @@ class Ledger:
         checks = self._checks(payer) if check else []
         guards = [self._spent_sql(payer, window, whose, span) for whose, span, _ in checks]
         where = " AND ".join(f"({sql}) < ?" for sql, _ in guards) or "1"
-        limits = [value for (_, values), (*_, limit) in zip(guards, checks, strict=True)
-                  for value in (*values, limit)]  # fmt: skip
+        limits = [
+            value
+            for (_, values), (*_, limit) in zip(guards, checks, strict=True)
+            for value in (*values, limit)
+        ]
         rows = await self._db.write_rows(
             "INSERT INTO usage (at, day, user_id, source, task_id, run, grouped, model, "
             "input_tokens, cached_tokens, output_tokens, audio_seconds, cost, estimated) "
             f"SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1 WHERE {where} RETURNING id",
-            (self._clock.now().isoformat(), window.day, payer.user_id, payer.source,
-             payer.task_id, payer.run, int(payer.group), model, *_tokens(estimate),
-             estimate.audio_seconds, self.cost(model, estimate), *limits),
-        )  # fmt: skip
+            (
+                self._clock.now().isoformat(),
+                window.day,
+                payer.user_id,
+                payer.source,
+                payer.task_id,
+                payer.run,
+                int(payer.group),
+                model,
+                *_tokens(estimate),
+                estimate.audio_seconds,
+                self.cost(model, estimate),
+                *limits,
+            ),
+        )
         if not rows:
             raise await self._refusal(payer, window, checks)
         return int(rows[0][0])
@@ -151,9 +165,16 @@ class Ledger:
             "UPDATE usage SET input_tokens = ?, cached_tokens = ?, output_tokens = ?, "
             "audio_seconds = ?, cost = ?, estimated = ?, settled = 1 WHERE id = ? "
             f"RETURNING ({day}), ({month})",
-            (*_tokens(counted), counted.audio_seconds, cost, int(counted.estimated), held,
-             *values_day, *values_month),
-        )  # fmt: skip
+            (
+                *_tokens(counted),
+                counted.audio_seconds,
+                cost,
+                int(counted.estimated),
+                held,
+                *values_day,
+                *values_month,
+            ),
+        )
         LLM_TOKENS.labels(model, payer.source, "input").inc(counted.input_tokens)
         LLM_TOKENS.labels(model, payer.source, "cached").inc(counted.cached_tokens)
         LLM_TOKENS.labels(model, payer.source, "output").inc(counted.output_tokens)

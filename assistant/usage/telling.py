@@ -15,14 +15,26 @@ def over_budget(error: BudgetError, language: str, zone: str) -> str:
     """Why the model was not asked, and when it can be again."""
     when = dates.moment(error.resets_at, zone, language)
     if error.shared:
-        return tr(language, "The budget group chats share for the model is spent; it starts "
-                  "again {when}. Reminders, notes and commands still work.", when=when)  # fmt: skip
+        return tr(
+            language,
+            "The budget group chats share for the model is spent; it starts "
+            "again {when}. Reminders, notes and commands still work.",
+            when=when,
+        )
     if error.period == "day":
-        return tr(language, "Today's budget for the model is spent; it starts again {when}. "
-                  "Reminders, notes and commands still work.", when=when)  # fmt: skip
+        return tr(
+            language,
+            "Today's budget for the model is spent; it starts again {when}. "
+            "Reminders, notes and commands still work.",
+            when=when,
+        )
     if error.period == "month":
-        return tr(language, "This month's budget for the model is spent; it starts again "
-                  "{when}. Reminders, notes and commands still work.", when=when)  # fmt: skip
+        return tr(
+            language,
+            "This month's budget for the model is spent; it starts again "
+            "{when}. Reminders, notes and commands still work.",
+            when=when,
+        )
     return tr(language, "This task's monthly cap is spent; it runs again {when}.", when=when)
 
 
@@ -30,10 +42,20 @@ def alert(found: Alert, language: str) -> str:
     """The owner's notice: who reached how much of which limit."""
     limit = amount(found.limit, found.unit, language)
     if found.period == "day":
-        return tr(language, "💸 {user} has used {level}% of the day's budget ({limit}).",
-                  user=found.user_id, level=found.level, limit=limit)  # fmt: skip
-    return tr(language, "💸 {user} has used {level}% of the month's budget ({limit}).",
-              user=found.user_id, level=found.level, limit=limit)  # fmt: skip
+        return tr(
+            language,
+            "💸 {user} has used {level}% of the day's budget ({limit}).",
+            user=found.user_id,
+            level=found.level,
+            limit=limit,
+        )
+    return tr(
+        language,
+        "💸 {user} has used {level}% of the month's budget ({limit}).",
+        user=found.user_id,
+        level=found.level,
+        limit=limit,
+    )
 
 
 def amount(value: float, unit: str, language: str) -> str:

@@ -42,9 +42,17 @@ class ApprovalRequest:
     ) -> ApprovalRequest:
         """The request for a checked call made in ``context``."""
         return cls(
-            context.user_id, context.chat_id, context.timezone, context.request_id,
-            valid.call.id, valid.tool.name, valid.json_arguments, reason, human, language,
-        )  # fmt: skip
+            context.user_id,
+            context.chat_id,
+            context.timezone,
+            context.request_id,
+            valid.call.id,
+            valid.tool.name,
+            valid.json_arguments,
+            reason,
+            human,
+            language,
+        )
 
 
 @dataclass(frozen=True)

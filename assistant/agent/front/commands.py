@@ -18,10 +18,10 @@ from assistant.agent.front.buttons import (
     Reply,
     note_buttons,
     task_buttons,
-    task_list_buttons,
     zone_buttons,
 )
 from assistant.agent.front.editing import edit
+from assistant.agent.front.listing import listed
 from assistant.agent.front.splitting import Reading, split
 from assistant.agent.front.welcome import hello, help_text, which_zone
 from assistant.agent.front.zones import set_zone
@@ -100,8 +100,9 @@ class Commands:
         name, _, rest = text[1:].partition(" ")
         handler = self._handlers.get(name.split("@")[0].lower())
         if handler is None:
-            return Reply(tr(_lang(person), "I do not know /{name}. /help lists what I do.",
-                            name=name))  # fmt: skip
+            return Reply(
+                tr(_lang(person), "I do not know /{name}. /help lists what I do.", name=name)
+            )
         try:
             return await handler(person, rest.strip())
         except ModelError as exc:  # said in the person's language, else in that of their words
@@ -154,19 +155,9 @@ class Commands:
 
     async def _tasks(self, person: Person, rest: str, page: int = 0) -> Reply:
         tasks, language = await self._store().list_tasks(person.user_id), _lang(person)
-        if not tasks:
-            return Reply(tr(language, "You have no tasks. Try /remind in 10m stretch"))
         shown = tasks[page * PAGE : (page + 1) * PAGE]
-        costs = await self._costs(shown, language) if self._costs else {}
-        lines = [f"• {telling.line(t, person.timezone, language)}" for t in shown]
-        lines = [f"{line} ({costs[t.id]})" if t.id in costs else line
-                 for t, line in zip(shown, lines, strict=True)]  # fmt: skip
-        head = ntr(language, "{n} task", "{n} tasks", len(tasks))
-        if page:
-            head = tr(language, "{count}; from {first} to {last}", count=head,
-                      first=page * PAGE + 1, last=page * PAGE + len(shown))  # fmt: skip
-        lines.insert(0, head + ":")
-        return Reply("\n".join(lines), task_list_buttons(tasks, page, language))
+        costs = await self._costs(shown, language) if self._costs and shown else {}
+        return listed(tasks, page, costs, person.timezone, language)
 
     async def _remind(self, person: Person, rest: str) -> Reply:
         example = tr(spoken(person.language, rest), "/remind in 10m stretch your legs")
@@ -177,9 +168,14 @@ class Commands:
         example = tr(spoken(person.language, rest), "/every weekdays 9am stand-up")
         parsed, words = split(rest, self._reading(person), example, repeating=True)
         if not is_recurring(parsed.schedule):
-            return Reply(tr(_lang(person), "That happens once, and /every repeats: say how "
-                            "often, e.g. /every 30m drink water, or use /remind for a one-time "
-                            "reminder."))  # fmt: skip
+            return Reply(
+                tr(
+                    _lang(person),
+                    "That happens once, and /every repeats: say how "
+                    "often, e.g. /every 30m drink water, or use /remind for a one-time "
+                    "reminder.",
+                )
+            )
         return await self._add(person, parsed, words, "add_recurring_task")
 
     async def _add(self, person: Person, parsed: Parsed, words: str, tool: str) -> Reply:
@@ -219,8 +215,9 @@ class Commands:
         data = await self._exporter(person.user_id)
         notes = ntr(language, "{n} note", "{n} notes", len(data["notes"]))
         tasks = ntr(language, "{n} task", "{n} tasks", len(data["tasks"]))
-        said = tr(language, "Your data ({notes}, {tasks}, your conversations):", notes=notes,
-                  tasks=tasks)  # fmt: skip
+        said = tr(
+            language, "Your data ({notes}, {tasks}, your conversations):", notes=notes, tasks=tasks
+        )
         return Reply(said, files=tuple(files(data).items()))
 
     async def _notes(self, person: Person, rest: str) -> Reply:
@@ -261,14 +258,23 @@ class Commands:
         """A shared location: its zone becomes the person's (offline), tasks moved with it."""
         zone = zone_at(latitude, longitude)
         if zone is None:
-            return Reply(tr(_lang(person), "I could not tell the time zone of that place; send "
-                            "/tz and a city."))  # fmt: skip
+            return Reply(
+                tr(
+                    _lang(person),
+                    "I could not tell the time zone of that place; send /tz and a city.",
+                )
+            )
         return await self._tz(person, zone)
 
     async def _tz(self, person: Person, rest: str) -> Reply:
         if not rest:
-            return Reply(tr(_lang(person), "Your timezone is {zone}. Change it: /tz Berlin",
-                            zone=person.timezone))  # fmt: skip
+            return Reply(
+                tr(
+                    _lang(person),
+                    "Your timezone is {zone}. Change it: /tz Berlin",
+                    zone=person.timezone,
+                )
+            )
         tasks = self._services.tasks
         language = spoken(person.language, rest)
         return await set_zone(self._people, tasks, self._clock, person, rest, language=language)
@@ -311,8 +317,13 @@ class Commands:
             line = telling.line(task, person.timezone, language)
             return Reply(line, (task_buttons(task, language),))
         if action == "edit":
-            return Reply(tr(language, "Send /edit {id} and the new time, words or both, e.g. "
-                            "/edit {id} tomorrow 9am", id=task_id))  # fmt: skip
+            return Reply(
+                tr(
+                    language,
+                    "Send /edit {id} and the new time, words or both, e.g. /edit {id} tomorrow 9am",
+                    id=task_id,
+                )
+            )
         move = moves.get(action)
         if move is None:
             return _stale(language)

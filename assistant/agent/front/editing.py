@@ -21,8 +21,13 @@ async def edit(
     """Change the task ``rest`` names as the words after its id say; the reply shows it now."""
     task_id, _, change = rest.partition(" ")
     if not task_id or not change.strip():
-        return Reply(tr(language, "Which task, and what change? /edit <id> <new time and/or "
-                        "words>, e.g. /edit k3x9 tomorrow 9am"))  # fmt: skip
+        return Reply(
+            tr(
+                language,
+                "Which task, and what change? /edit <id> <new time and/or "
+                "words>, e.g. /edit k3x9 tomorrow 9am",
+            )
+        )
     before = await store.get(person.user_id, task_id)
     parsed, words = _change(change.strip(), before, reading, language)
     task = await store.edit(person.user_id, task_id, parsed, words or None)

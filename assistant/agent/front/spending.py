@@ -77,9 +77,12 @@ class Spending:
             if runs:
                 each = cost / runs
                 month = each * _runs_within(task, now, MONTH)
-                found[task.id] = tr(language, "{each} a run, about {month} a month",
-                                    each=amount(each, self._unit, language),
-                                    month=amount(month, self._unit, language))  # fmt: skip
+                found[task.id] = tr(
+                    language,
+                    "{each} a run, about {month} a month",
+                    each=amount(each, self._unit, language),
+                    month=amount(month, self._unit, language),
+                )
         return found
 
 

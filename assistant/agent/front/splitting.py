@@ -32,17 +32,22 @@ def split(
     for cut in range(min(len(words), WHEN_WORDS), 0, -1):
         try:
             parsed = read_schedule(
-                " ".join(words[:cut]), reading.zone, reading.now, reading.least,
+                " ".join(words[:cut]),
+                reading.zone,
+                reading.now,
+                reading.least,
                 repeating=repeating,
-            )  # fmt: skip
+            )
         except ScheduleError as exc:
             refused += [] if _unread(exc) else [exc]
             continue
         if cut == len(words):
             raise ScheduleError(
                 f"what should I remind you of {rest}? Say when and what, e.g. {example}",
-                "no_words", rest, example,
-            )  # fmt: skip
+                "no_words",
+                rest,
+                example,
+            )
         return parsed, " ".join(words[cut:])
     if refused:  # the shortest reading refused for the reason the longest was
         raise next(e for e in reversed(refused) if _reason(e) == _reason(refused[0]))

@@ -30,15 +30,20 @@ def menu(language: str = ENGLISH) -> dict[str, str]:
 def hello(name: str, language: str) -> str:
     """The greeting at /start: who it is and where the commands are."""
     greeting = tr(language, "Hello, {name}!", name=name) if name else tr(language, "Hello!")
-    about = tr(language, "I keep your reminders and tasks, notes, and answer questions with my "
-               "tools. /help shows the commands.")  # fmt: skip
+    about = tr(
+        language,
+        "I keep your reminders and tasks, notes, and answer questions with my "
+        "tools. /help shows the commands.",
+    )
     return f"{greeting} {about}"
 
 
 def which_zone(language: str) -> str:
     """The question of a new person's time zone, under the greeting."""
-    return tr(language, "Which time zone are you in? Press yours, share your location, or send "
-              "a city: /tz Berlin.")  # fmt: skip
+    return tr(
+        language,
+        "Which time zone are you in? Press yours, share your location, or send a city: /tz Berlin.",
+    )
 
 
 def help_text(language: str) -> str:

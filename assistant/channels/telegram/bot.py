@@ -295,8 +295,12 @@ class TelegramChannel:
                 filename=f"approval-{pending.token}.txt",
             )
             shown = _summary(pending)
-        text = tr(pending.language, "⚠️ Approval needed:\n{action}\nUnanswered, it is refused at "
-                  "{until}.", action=shown, until=until)  # fmt: skip
+        text = tr(
+            pending.language,
+            "⚠️ Approval needed:\n{action}\nUnanswered, it is refused at {until}.",
+            action=shown,
+            until=until,
+        )
         return await self.send(pending.chat_id, text, buttons)
 
     async def close(self, pending: Pending, outcome: str) -> None:
