@@ -248,3 +248,13 @@ def test_more_of_the_words_people_use(text, intent):
 @pytest.mark.parametrize("text", ["can you set alarms?", "how do alarms work?"])
 def test_a_question_about_the_bot_is_no_request(text):
     assert read(text) is None
+
+
+async def test_a_note_longer_than_a_sentence_is_saved_whole(tmp_path):
+    from test_local_first import USER, running
+
+    long = "the boiler was fixed by Sam on Tuesday, part number 7781-B, " * 10
+    async with running(tmp_path) as (runtime, _, person):
+        reply = await runtime.answer(person, f"note that {long.strip()}")
+        [note] = await runtime.services.notes.list_notes(USER, 5)
+    assert len(long) > 500 and "Saved note" in reply.text and note.content == long.strip(" ,")

@@ -101,12 +101,11 @@ def _asked(found: Match, text: str) -> bool:
     or a condition; a reminder without an alarm's name; a zone a place names."""
     what = found.slots.get("what", "")
     outside = text.replace(what, " ").strip(QUOTES + _MARKS)  # its own words may say anything
-    opens = what.casefold().split()[:1]  # "if i asked": a condition, not a reminder's words
-    if found.intent in ACTS and (
-        _questioned(text) or _not_asked(outside) or set(opens) & set(words.listed("not_requests"))
-    ):
+    said = {w.norm for w in matcher().words(outside)}
+    opens = set(what.casefold().split()[:1])  # "if i asked": a condition, not a reminder's words
+    if found.intent in ACTS and (_questioned(text) or _not_asked(outside, said | opens)):
         return False
-    if found.intent == "remind" and _alarmed(outside):
+    if found.intent == "remind" and said & set(words.listed("reader.alarm.heads")):
         return False  # an alarm carries no words: "set an alarm for my roommate at 6am"
     return found.intent != "set_zone" or zone_of(found.slots["place"]) is not None
 
@@ -247,18 +246,12 @@ def _questioned(text: str) -> bool:
     return text.rstrip().endswith("?") and not _polite().match(text.strip())
 
 
-def _not_asked(text: str) -> bool:
-    """A message that asks nothing of its owner whatever its words: a quote, a forward ("> …"),
-    the past or a condition (each pack's ``not_requests``: "yesterday", "if", «если»)."""
+def _not_asked(text: str, said: set[str]) -> bool:
+    """A message that asks nothing of its owner whatever its words (``said``): a quote, a
+    forward ("> …"), the past or a condition (each pack's ``not_requests``: "if", «если»)."""
     if any(mark in text for mark in QUOTES) or text.lstrip().startswith(">"):
         return True
-    said = {w.norm for w in matcher().words(text)}
     return bool(said & set(words.listed("not_requests")))
-
-
-def _alarmed(text: str) -> bool:
-    """Whether a message names an alarm (each pack's ``reader.alarm`` heads)."""
-    return bool({w.norm for w in matcher().words(text)} & set(words.listed("reader.alarm.heads")))
 
 
 def _addressed(value: str) -> bool:

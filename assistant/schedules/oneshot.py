@@ -124,12 +124,8 @@ def _named_date(reading: Reading, rest: str, today: date, passed: bool) -> tuple
 
 def _ahead(rest: str, today: date) -> date | None:
     """``in 3 days``, ``in two weeks`` before a clock time: that many whole days on."""
-    if not rest.startswith("in "):
-        return None
-    seconds = vocabulary.duration(rest.removeprefix("in "))
-    if not seconds or seconds % 86400:
-        return None
-    return today + timedelta(days=seconds // 86400)
+    days = vocabulary.days_ahead(rest)
+    return today + timedelta(days=days) if days is not None else None
 
 
 def _day_of_month(rest: str, today: date, passed: bool) -> date | None:

@@ -290,17 +290,13 @@ def _bare(kept: list[str], clock: _Clock, local: time) -> Rewritten:
     hour with a day when that is the likely one, refused when it is not, else the next one."""
     if clock.hour > 12 or clock.hour == 0 or kept[clock.index].startswith("0"):
         return Rewritten(clock.written(kept, clock.hour))
-    if any(_names_day(p) for p in kept) or _days_ahead(kept):
+    dayless = " ".join(p for i, p in enumerate(kept) if i != clock.index and p != "at")
+    if any(_names_day(p) for p in kept) or vocabulary.days_ahead(dayless) is not None:
         if clock.hour in _AMBIGUOUS_HOURS:  # "tomorrow at 3" or "at 2:30": night or day?
             spoken = kept[clock.index]
             return Rewritten(" ".join(kept), problem=f"say {spoken}am or {spoken}pm", hour=spoken)
         return Rewritten(clock.written(kept, clock.hour))
     return clock.next_to_come(kept, local)
-
-
-def _days_ahead(parts: list[str]) -> bool:
-    """Whether the words say a number of days or weeks ahead ("in 3 days", "in a week")."""
-    return "in" in parts and any(p in ("day", "days", "week", "weeks", "d", "w") for p in parts)
 
 
 def _names_day(word: str) -> bool:

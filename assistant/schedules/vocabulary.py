@@ -97,6 +97,14 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+def days_ahead(text: str) -> int | None:
+    """How many whole days ``in 3 days``, ``in two weeks`` says; None for any other text."""
+    if not text.startswith("in "):
+        return None
+    seconds = duration(text.removeprefix("in "))
+    return seconds // 86400 if seconds and not seconds % 86400 else None
+
+
 def duration(text: str) -> int | None:
     """Seconds in ``5m``, ``2h30m``, ``1.5 hours``, ``an hour and a half``, ``half an hour``,
     ``twenty-five minutes``; None if ``text`` is not a duration."""

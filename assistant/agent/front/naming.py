@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.agent.guards.destructive import names_kind
 from assistant.locales import tr, words
 
 
@@ -22,8 +23,7 @@ def without_hour(canonical: str, hour: str) -> str:
 
 def task_named(text: str) -> bool:
     """Whether a message names a task as one: a reminder, a task, an alarm (the packs' words)."""
-    named = set(words.listed("guards.items.task"))
-    return any(word.startswith(tuple(named)) for word in stems(text))
+    return names_kind(text, "task")
 
 
 def names(item: str, text: str) -> bool:
