@@ -25,6 +25,7 @@ INTENTS = ("remind", "alarm", "cancel_task", "pause_task", "resume_task", "list_
 _TIMED = frozenset({"remind", "alarm"})
 _NAMED = frozenset({"cancel_task", "pause_task", "resume_task"})
 _VALUED = {"set_zone": "place", "time_in": "place", "set_language": "language"}  # checked words
+_SLOTTED = _NAMED | frozenset(_VALUED)  # intents that name something: a task, a place, a language
 _LONGEST_SCHEDULE = 12  # words
 QUOTES = '"«»“”„'  # a quote: someone's words, not a request (an apostrophe is no quote)
 Reads = Callable[[str], str]  # schedule text -> "once", "recurring", "no time", "ambiguous", "no"
@@ -32,10 +33,13 @@ Reads = Callable[[str], str]  # schedule text -> "once", "recurring", "no time",
 
 @dataclass(frozen=True)
 class _Message:
-    """The message being read: its text, its words as matched, and how schedules read."""
+    """The message being read: its text, its words as matched (and their norms), its
+    language, and how schedules read."""
 
     text: str
     said: list[Word]
+    norms: list[str]
+    language: str
     reads: Reads
 
     def span(self, first: int, last: int) -> str:
@@ -47,7 +51,7 @@ def read_any_order(text: str, said: list[Word], reads: Reads) -> Match | None:
     norms = [w.norm for w in said]
     if not said or any(c in text for c in QUOTES) or set(norms) & _negations():
         return None
-    message = _Message(text, said, reads)
+    message = _Message(text, said, norms, language_of(text), reads)
     found = [m for intent in INTENTS if (m := _fits(intent, message)) is not None]
     return found[0] if len(found) == 1 else None
 
@@ -55,19 +59,18 @@ def read_any_order(text: str, said: list[Word], reads: Reads) -> Match | None:
 def _fits(intent: str, message: _Message) -> Match | None:
     heads = set(words.listed(f"reader.{intent}.heads"))
     around = heads | set(words.listed(f"reader.{intent}.around")) | _courtesy()
-    norms = [w.norm for w in message.said]
+    norms, language = message.norms, message.language
     asked = _request(norms, heads, around)
     needs = set(words.listed(f"reader.{intent}.needs"))
     if not asked or (needs and not needs & {norms[i] for i in asked}):
         return None
     rest = [i for i in range(len(norms)) if i not in asked]
     runs = _runs(rest)
-    language = language_of(message.text)
     if intent in _TIMED:
         return _timed(intent, message, runs, language, max(asked))
     if not runs:
-        return None if intent in _NAMED or intent in _VALUED else Match(intent, language, {})
-    if len(runs) != 1 or not (intent in _NAMED or intent in _VALUED):
+        return None if intent in _SLOTTED else Match(intent, language, {})
+    if len(runs) != 1 or intent not in _SLOTTED:
         return None
     named = _words(message, _trimmed(runs[0], norms, around))
     slot = _VALUED.get(intent, "item")
@@ -147,7 +150,7 @@ def _with_words(
 def _words(message: _Message, run: list[int]) -> str:
     """A run's own words, without the connector that opens it ("to", «про»)."""
     connectors = set(words.listed("reader.connectors"))
-    while run and message.said[run[0]].norm in connectors:
+    while run and message.norms[run[0]] in connectors:
         run = run[1:]
     return message.span(run[0], run[-1]) if run else ""
 
