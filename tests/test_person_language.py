@@ -31,6 +31,21 @@ async def test_asking_in_words_sets_it(tmp_path, said, language):
     assert profile.language == language
 
 
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("reply in German from now on", "I can answer in English, Russian; German is not one"),
+        ("давай на испанском", "Я могу отвечать на языках: английский, русский; испанский — пока"),
+    ],
+)
+async def test_a_language_no_pack_speaks_is_answered_and_nothing_changes(tmp_path, said, reply):
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, "/lang ru")
+        answered = await runtime.answer(person, said)
+        profile = await runtime.people.get(USER)
+    assert answered.text.startswith(reply) and profile.language == "ru"
+
+
 async def test_a_channels_hint_is_kept_the_first_time_only(tmp_path):
     async with running(tmp_path) as (runtime, _, _person):
         first = await runtime.person(USER, USER, "Ada", "ru-RU")

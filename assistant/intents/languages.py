@@ -12,7 +12,8 @@ from assistant import locales
 from assistant.errors import ConfigError
 from assistant.intents.matcher import Matcher
 from assistant.intents.templates import Ending, Graph
-from assistant.locales import spellings, words
+from assistant.locales import spellings
+from assistant.locales.naming import language_named
 from assistant.schedules.words import schedule_words
 
 INTENTS = frozenset(
@@ -42,9 +43,10 @@ def subjects() -> frozenset[str]:
     return listed("subjects")
 
 
-def language_names() -> frozenset[str]:
-    """The names a person may ask for a language by ("English", "по-русски")."""
-    return frozenset(name.casefold() for name in words.table("language_names"))
+def names_language(value: str) -> bool:
+    """Whether ``value`` names a language ("English", "по-русски", «немецком»), spoken here or
+    not: a request for one not spoken is answered, not left to the model."""
+    return language_named(value) != ""
 
 
 def listed(key: str) -> frozenset[str]:

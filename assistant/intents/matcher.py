@@ -16,10 +16,9 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
-from itertools import pairwise
 
 from assistant.intents.templates import BOUNDED, Edge, Ending, Graph
-from assistant.intents.words import Word, words
+from assistant.intents.words import Word, glued, words
 
 MAX_TEXT = 300
 Check = Callable[[str], bool]
@@ -67,9 +66,7 @@ class _Walk:
         self.text, self.found, self.checks = text, found, checks
         self.dead: set[tuple[int, int]] = set()
         # Words the text glues together ("12:15am" is "12" and "15am"): no slot ends between.
-        self.glued = [
-            not any(c.isspace() for c in text[a.end : b.start]) for a, b in pairwise(found)
-        ]
+        self.glued = glued(text, found)
         self.checked: dict[tuple[str, int, int], bool] = {}
 
     def run(self) -> Match | None:

@@ -13,20 +13,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from assistant.intents.languages import language_names
+from assistant.intents.languages import names_language
 from assistant.intents.matcher import Match
 from assistant.intents.places import zone_of
-from assistant.intents.words import Word
+from assistant.intents.words import Word, glued
 from assistant.locales import language_of, words
 
 # Intents read this way: those whose words are few and whose mistakes are one press from undone.
 INTENTS = ("remind", "alarm", "cancel_task", "pause_task", "resume_task", "list_tasks",
-           "list_notes", "usage", "set_zone", "time_in", "set_language")  # fmt: skip
+           "list_notes", "usage", "set_zone", "time_here", "time_in", "set_language")  # fmt: skip
 _TIMED = frozenset({"remind", "alarm"})
 _NAMED = frozenset({"cancel_task", "pause_task", "resume_task"})
 _VALUED = {"set_zone": "place", "time_in": "place", "set_language": "language"}  # checked words
 _SLOTTED = _NAMED | frozenset(_VALUED)  # intents that name something: a task, a place, a language
 _LONGEST_SCHEDULE = 12  # words
+_MARKS = " ,.;:!?"
 QUOTES = '"«»“”„'  # a quote: someone's words, not a request (an apostrophe is no quote)
 Reads = Callable[[str], str]  # schedule text -> "once", "recurring", "no time", "ambiguous", "no"
 
@@ -41,9 +42,15 @@ class _Message:
     norms: list[str]
     language: str
     reads: Reads
+    joined: list[bool]  # each word and the next written as one
 
     def span(self, first: int, last: int) -> str:
         return self.text[self.said[first].start : self.said[last].end]
+
+    def whole(self, run: list[int]) -> bool:
+        """Whether a run of words ends where the text's pieces end, not inside "12:15am"."""
+        before = run[0] > 0 and self.joined[run[0] - 1]
+        return not before and not (run[-1] < len(self.joined) and self.joined[run[-1]])
 
 
 def read_any_order(text: str, said: list[Word], reads: Reads) -> Match | None:
@@ -51,21 +58,18 @@ def read_any_order(text: str, said: list[Word], reads: Reads) -> Match | None:
     norms = [w.norm for w in said]
     if not said or any(c in text for c in QUOTES) or set(norms) & _negations():
         return None
-    message = _Message(text, said, norms, language_of(text), reads)
+    message = _Message(text, said, norms, language_of(text), reads, glued(text, said))
     found = [m for intent in INTENTS if (m := _fits(intent, message)) is not None]
     return found[0] if len(found) == 1 else None
 
 
 def _fits(intent: str, message: _Message) -> Match | None:
-    heads = set(words.listed(f"reader.{intent}.heads"))
-    around = heads | set(words.listed(f"reader.{intent}.around")) | _courtesy()
+    around = _around(intent)
     norms, language = message.norms, message.language
-    asked = _request(norms, heads, around)
-    needs = set(words.listed(f"reader.{intent}.needs"))
-    if not asked or (needs and not needs & {norms[i] for i in asked}):
+    asked = _asking(intent, norms, around)
+    runs = _runs([i for i in range(len(norms)) if i not in asked])
+    if not asked or not all(message.whole(run) for run in runs):
         return None
-    rest = [i for i in range(len(norms)) if i not in asked]
-    runs = _runs(rest)
     if intent in _TIMED:
         return _timed(intent, message, runs, language, max(asked))
     if not runs:
@@ -79,11 +83,40 @@ def _fits(intent: str, message: _Message) -> Match | None:
     return Match(intent, language, {slot: named})
 
 
+def _asking(intent: str, norms: list[str], around: set[str]) -> set[int]:
+    """The words that ask for ``intent``: a head's run, with one of the words it needs."""
+    heads = set(words.listed(f"reader.{intent}.heads"))
+    needs = set(words.listed(f"reader.{intent}.needs"))
+    # a task's kind is a request word wherever it stands ("scrap the laundry reminder")
+    asked = _request(norms, heads | needs if intent in _NAMED else heads, around)
+    said = {norms[i] for i in asked}
+    return asked if said & heads and (not needs or needs & said) else set()
+
+
+def named(intent: str, item: str) -> str:
+    """A task's naming words without the request's own words at either end ("my vitamins
+    reminder for now" names "vitamins"); the words as they were when nothing else is left."""
+    around = _around(intent)
+    said = item.split()
+    while said and said[0].casefold().strip(_MARKS) in around:
+        said = said[1:]
+    while said and said[-1].casefold().strip(_MARKS) in around:
+        said = said[:-1]
+    return " ".join(said) or item
+
+
+def _around(intent: str) -> set[str]:
+    """The words a request for ``intent`` may be made of: its heads, the words around them and
+    the courtesy anywhere."""
+    heads = set(words.listed(f"reader.{intent}.heads"))
+    return heads | set(words.listed(f"reader.{intent}.around")) | _courtesy()
+
+
 def _known(slot: str, value: str) -> bool:
     """A place the table knows (not one that only looks like one), or a language's name."""
     if slot == "place":
         return zone_of(value) is not None
-    return value.casefold() in language_names()
+    return names_language(value)
 
 
 def _request(norms: list[str], heads: set[str], around: set[str]) -> set[int]:
@@ -121,7 +154,7 @@ def _timed(
         for size in range(min(len(run), _LONGEST_SCHEDULE), 0, -1):
             for part, left in ((run[:size], run[size:]), (run[-size:], run[:-size])):
                 when = message.span(part[0], part[-1])
-                if message.reads(when) == "no":
+                if not message.whole(part) or message.reads(when) == "no":
                     continue
                 others = [r for r in (*runs[:number], left, *runs[number + 1 :]) if r]
                 return _with_words(intent, message, when, others, language, asked_end=asked_end)

@@ -12,10 +12,10 @@ from typing import Literal
 
 from assistant import locales
 from assistant.errors import ScheduleError
-from assistant.intents.languages import fillers, language_names, matcher, subjects
+from assistant.intents.languages import fillers, matcher, names_language, subjects
 from assistant.intents.matcher import MAX_TEXT, Check, Match
 from assistant.intents.places import zone_of
-from assistant.intents.reader import QUOTES, Reads, read_any_order
+from assistant.intents.reader import QUOTES, Reads, named, read_any_order
 from assistant.locales import words
 from assistant.schedules import languages
 from assistant.schedules.parse import read_schedule, read_span
@@ -37,15 +37,27 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     """What ``text`` asks for, when one sentence reads all of it, or the reader of any word
     order accounts for every word; None leaves it to the model."""
     checks = _checks(zone, now, min_interval)
-    found = matcher().match(plain(text), checks) if len(text) <= MAX_TEXT else _long(text, checks)
-    if found is None and len(text) <= MAX_TEXT:
-        found = _any_order(plain(text), checks, lambda v: reads(v, zone, now, min_interval))
+    if len(text) > MAX_TEXT:
+        return _kept(_long(text, checks), text, zone, now, min_interval)
+    found = _kept(matcher().match(plain(text), checks), text, zone, now, min_interval)
+    if found is None:  # no sentence reads it, or the one that does misreads it
+        read = _any_order(plain(text), checks, lambda v: reads(v, zone, now, min_interval))
+        found = _kept(read, text, zone, now, min_interval)
+    return found
+
+
+def _kept(
+    found: Match | None, text: str, zone: str, now: datetime, min_interval: timedelta
+) -> Match | None:
+    """A reading kept when it asks for what it says, its words and schedule whole; else None."""
     if found is None or not _asked(found, text):
         return None
     found = replace(
         found,
         slots={k: _closed(plain(v), text) if k in _WORDS else v for k, v in found.slots.items()},
     )
+    if "item" in found.slots and found.intent in ("cancel_task", "pause_task", "resume_task"):
+        found = replace(found, slots={"item": named(found.intent, found.slots["item"])})
     if "what" in found.slots and "when" in found.slots:
         gathered = _gathered(found, text, zone, now, min_interval)
         if gathered is None:
@@ -90,7 +102,7 @@ def _checks(zone: str, now: datetime, min_interval: timedelta) -> dict[str, Chec
         ),
         "todo": lambda value: says_something(value) and _asks(value),
         "number": lambda value: value.lstrip("#№").isdecimal(),
-        "language": lambda value: value.casefold() in language_names(),
+        "language": names_language,
         "lead": lambda value: read_span(value, zone, now) is not None,
         "event": lambda value: says_something(value) and not _verbs(value) and _ends_well(value),
     }

@@ -6,6 +6,7 @@ Messages are written in English in the code (``tr(language, "Saved note {id}.", 
 
 from __future__ import annotations
 
+from assistant.locales.naming import language_named
 from assistant.locales.packs import ENGLISH, current
 
 
@@ -25,13 +26,8 @@ def known_language(code: str) -> str:
     """A language code or name reduced to one a pack speaks ("ru-RU", "по-русски" → "ru"), or
     ""."""
     said = code.strip().casefold().replace("_", "-")
-    packs = current()
-    for words in packs.words.values():
-        for name, language in words.get("language_names", {}).items():
-            if said == name.casefold():
-                return str(language)
-    short = said.split("-")[0]
-    return short if packs.get(short) is not None else ""
+    short = language_named(said) or said.split("-")[0]
+    return short if current().get(short) is not None else ""
 
 
 def language_of(text: str) -> str:

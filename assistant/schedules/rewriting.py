@@ -127,16 +127,22 @@ def _numbers(tokens: list[str]) -> list[str]:
 
 
 def _at_clocks(tokens: list[str]) -> list[str]:
-    """«на 12:00» is ``at 12:00``: a word each pack lists (``clock_before``) means "at" only
-    before a written clock time."""
+    """«на 12:00», «на 6 утра» are ``at 12:00``, ``at 6 am``: a word each pack lists
+    (``clock_before``) means "at" only before a clock time, written or with its part of the day."""
     before = words.listed("clock_before")
-    return [
-        "at"
-        if t in before
-        and re.fullmatch(r"\d{1,2}:\d{2}", tokens[i + 1 : i + 2][0] if i + 1 < len(tokens) else "")
-        else t
-        for i, t in enumerate(tokens)
-    ]
+    return ["at" if t in before and _clock_at(tokens, i + 1) else t for i, t in enumerate(tokens)]
+
+
+def _clock_at(tokens: list[str], at: int) -> bool:
+    """Whether a clock time starts at ``tokens[at]``: ``12:00``, or an hour before am or pm."""
+    said = tokens[at : at + 2]
+    if said and re.fullmatch(r"\d{1,2}:\d{2}", said[0]):
+        return True
+    return (
+        len(said) == 2
+        and re.fullmatch(r"\d{1,2}", said[0]) is not None
+        and said[1] in ("am", "pm", *_PARTS)
+    )
 
 
 def _ordinals(tokens: list[str]) -> list[str]:

@@ -27,6 +27,7 @@ from assistant.agent.front.naming import (
     names,
     no_note,
     no_task,
+    not_spoken,
     task_named,
     without_hour,
 )
@@ -39,6 +40,7 @@ from assistant.intents import Match
 from assistant.intents.understanding import alarm_time, missing_time, plain, understand
 from assistant.llm.types import AssistantMessage, Message, UserMessage
 from assistant.locales import dates, known_language, spoken, tr
+from assistant.locales.naming import language_named
 from assistant.memory.conversation import Conversations
 from assistant.memory.notes import Note
 from assistant.memory.people import People
@@ -182,7 +184,10 @@ class LocalFirst:
             if self._spending is None:
                 return Reply(tr(found.language, "Nothing is counted here yet."))
             return await self._spending.usage(person, language=found.language)
-        language = known_language(found.slots.get("language", "")) or found.language
+        named = found.slots.get("language", "")
+        language = known_language(named)
+        if not language:  # a language no pack speaks: say which are spoken, change nothing
+            return Reply(not_spoken(language_named(named), found.language))
         if self._people is not None:
             await self._people.set_language(person.user_id, language)
         return Reply(tr(language, "I will answer you in English."))

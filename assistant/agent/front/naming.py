@@ -7,6 +7,8 @@ import re
 
 from assistant.agent.guards.destructive import names_kind
 from assistant.locales import tr, words
+from assistant.locales.naming import language_name
+from assistant.locales.packs import current
 
 
 def without_hour(canonical: str, hour: str) -> str:
@@ -59,3 +61,14 @@ def no_task(language: str, item: str) -> str:
 def no_note(language: str, item: str) -> str:
     """The line for words that name none of the person's notes."""
     return tr(language, "None of your notes matches “{item}”. /notes lists them.", item=item)
+
+
+def not_spoken(code: str, language: str) -> str:
+    """The line for a language asked for that no pack speaks: the ones spoken, nothing changed."""
+    spoken = ", ".join(language_name(c, language) for c in current().codes())
+    return tr(
+        language,
+        "I can answer in {spoken}; {name} is not one of them yet.",
+        spoken=spoken,
+        name=language_name(code, language),
+    )
