@@ -151,6 +151,11 @@ COMPOSED = [
     ("в обед", "2026-11-27 13:00"),
     ("в 3 часа дня", "2026-11-27 15:00"),
     ("завтро в 9 утра", "2026-11-28 09:00"),
+    ("в 7:45", "2026-11-28 07:45"),  # a time written in Russian is on the 24-hour clock
+    ("at 7:45", "2026-11-27 19:45"),  # in English, the next 7:45 to come (and the reply says so)
+    ("в 3:30", "2026-11-27 15:30"),  # the small hours: the next to come in every language
+    ("завтра на 9 утра", "2026-11-28 09:00"),
+    ("на 6 вечера", "2026-11-27 18:00"),
 ]
 REPEATING = [
     ("twice a week, tue and fri at 6pm", "0 18 * * 2,5"),

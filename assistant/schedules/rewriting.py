@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
-from assistant.locales import words
+from assistant.locales import language_of, words
 from assistant.schedules import languages, vocabulary
 from assistant.schedules.words import read_as
 
@@ -56,7 +56,9 @@ def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     tokens = _at_days(_clock_words(_numbers(_at_clocks(tokens))))
     joined = " ".join(tokens).replace(" :00", ":00")
     joined = _from_now(_dates(_clock_phrases(_month_days(_times_a_week(joined)))))
-    read = _hours(joined, zone, now)
+    on_24h = words.of(language_of(text), "clock_24h")
+    written = set(re.findall(r"\d{1,2}:\d{2}", normalized)) if on_24h else set()
+    read = _hours(joined, zone, now, written=written)
     return _more_clocks(read) if not read.problem else read
 
 
@@ -275,8 +277,9 @@ def _from_now(text: str) -> str:
     return text
 
 
-def _hours(text: str, zone: str, now: datetime) -> Rewritten:
-    """Parts of the day and bare hours (``at 8``, ``8 in the evening``) as clock times."""
+def _hours(text: str, zone: str, now: datetime, *, written: set[str]) -> Rewritten:
+    """Parts of the day and bare hours (``at 8``, ``8 in the evening``) as clock times; a time
+    ``written`` by a person of a 24-hour language stands as written."""
     parts = text.split()
     part = next((p for p in parts if p in _PARTS), None)
     kept = _with_part(parts, part) if part else parts
@@ -288,6 +291,8 @@ def _hours(text: str, zone: str, now: datetime) -> Rewritten:
         return Rewritten(" ".join(kept))
     if part is not None:
         return Rewritten(clock.written(kept, clock.hour % 12 + (12 if _PARTS[part] == "pm" else 0)))
+    if kept[clock.index] in written and clock.hour not in _AMBIGUOUS_HOURS:
+        return Rewritten(clock.written(kept, clock.hour))  # «в 7:45» is 07:45, as written
     return _bare(kept, clock, now.astimezone(ZoneInfo(zone)).time())
 
 
