@@ -45,6 +45,18 @@ def read(text: str):
         ("пни меня через полчаса", "remind_what", {"when": "через полчаса"}),
         ("покажи статистику по токенам", "usage", {}),
         ("открой мои заметки", "list_notes", {}),
+        ("ditch the running reminder", "cancel_task", {"item": "running"}),
+        ("switch the stretching reminder back on", "resume_task", {"item": "stretching"}),
+        ("bin note 4", "delete_note", {"number": "4"}),
+        ("jot it down: bike lock 9182", "note", {"what": "bike lock 9182"}),
+        ("добавь в заметки: размер обуви 42", "note", {"what": "размер обуви 42"}),
+        ("my time zone is asia/tokyo", "set_zone", {"place": "asia/tokyo"}),
+        ("маякни мне через час насчёт стирки", "remind", {"when": "через час", "what": "стирки"}),
+        ("ну напомни через часик проверить почту", "remind",
+         {"when": "через часик", "what": "проверить почту"}),
+        ("сколько я потратил в этом месяце", "usage", {}),  # «месяце» is no misspelt «месяцев»
+        ("hey bot remind me at 16:00 to feed the cat lol", "remind",
+         {"when": "at 16:00", "what": "feed the cat"}),
     ],
 )  # fmt: skip
 def test_a_request_in_any_order_is_read_with_every_word_accounted_for(text, intent, slots):
@@ -207,6 +219,8 @@ def test_no_misread_becomes_an_action(text):
         ("at 12", "12:00"),
         ("tomorrow at 6", "06:00"),
         ("at 7", "07:00"),
+        ("at 5:45 tomorrow", "05:45"),  # the day after the time
+        ("в 6:15 завтра", "06:15"),
     ],
 )
 def test_an_alarms_bare_hour_is_the_mornings_and_only_a_bare_one(when, clock):

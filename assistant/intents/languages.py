@@ -81,7 +81,7 @@ class Speller:
 
     def __init__(self, graph: Graph) -> None:
         literals = {e.label for edges in graph.edges for e in edges if e.kind == "word"}
-        known = literals | schedule_words() | set(spellings.short_forms().values())
+        known = literals | schedule_words() | set(spellings.short_forms().values()) | _read()
         self._near = spellings.OneEdit(known)
 
     def read(self, word: str) -> str:
@@ -89,6 +89,16 @@ class Speller:
         if (short := spellings.spelled(word)) != word:
             return short
         return self._near.nearest(word) or word
+
+
+def _read() -> set[str]:
+    """Every word the reader of any word order takes (``[reader]`` in each pack)."""
+    found: set[str] = set()
+    for pack in locales.current().words.values():
+        for value in pack.get("reader", {}).values():
+            lists = value.values() if isinstance(value, dict) else [value]
+            found.update(str(word) for listed in lists for word in listed)
+    return found
 
 
 def read(graph: Graph, data: dict[str, Any], name: str) -> None:

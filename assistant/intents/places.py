@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from zoneinfo import available_timezones
 
 from timezonefinder import TimezoneFinder
 
@@ -29,8 +30,10 @@ def _table() -> dict[str, str]:
 def zone_of(place: str) -> str | None:
     """The IANA zone of a city or country named in English or Russian, or of an IANA name
     ("Europe/London"), or None."""
-    if "/" in place and (zone := zone_or_none(place.strip(" .,!?"))) is not None:
-        return zone.key
+    if "/" in place:
+        written = place.strip(" .,!?")
+        zone = zone_or_none(written) or zone_or_none(_zones().get(written.casefold(), ""))
+        return zone.key if zone is not None else None
     name = " ".join(place.casefold().replace("ё", "е").replace("’", "'").strip(" .,!?").split())
     table = _table()
     if name in table:
@@ -44,6 +47,12 @@ def zone_of(place: str) -> str | None:
                 if (found := table.get(stem + nominative)) is not None:
                     return found
     return None
+
+
+@cache
+def _zones() -> dict[str, str]:
+    """The IANA names as typed in any case ("america/chicago" is America/Chicago)."""
+    return {name.casefold(): name for name in available_timezones()}
 
 
 def _cases() -> list[tuple[str, list[str]]]:

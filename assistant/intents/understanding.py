@@ -26,6 +26,7 @@ Reading = Literal["once", "recurring", "no time", "ambiguous", "no"]
 _DAY_PARTS = frozenset({"am", "pm", "morning", "afternoon", "evening", "night", "tonight"})
 _RUN = 5  # words: the most a schedule left at either end of a reminder's words may hold
 _MARKS = " ,.;:!?"
+_BARE_CLOCK = re.compile(r"(?<![\d:])(\d{1,2}(?::\d{2})?)(?![\d:])(?!\s*[ap]\.?m)")  # "6", "6:30"
 _WORDS = frozenset({"what", "todo"})  # the slots of a request's own words
 ACTS = frozenset(
     {"remind", "remind_before", "remind_what", "alarm", "note", "cancel_task", "pause_task",
@@ -238,7 +239,7 @@ def alarm_time(when: str, zone: str, now: datetime) -> str:
     """An alarm's schedule, its bare hour the morning's ("wake me up tomorrow at 6" is 06:00)."""
     # Only an hour a day makes ambiguous, or one read as the afternoon's: a part of the day, a
     # 24-hour time or noon says which already.
-    morning = f"{when} am"
+    morning = _BARE_CLOCK.sub(r"\1 am", when, count=1)
     if reads(morning, zone, now, timedelta(0)) != "once":
         return when
     try:

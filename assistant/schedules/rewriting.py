@@ -32,6 +32,7 @@ _MONTH_DAYS = re.compile(
     r"(?:\bevery )?(?:on )?(\d{1,2}(?: and \d{1,2}| \d{1,2}){0,30}) dom\b(?: of every month)?"
 )
 _EVERY_MONTHS = re.compile(r"\bevery \d+ months\b")
+_DOTTED = re.compile(r"(\d{1,2})\.(\d{2})")
 _REPEATING = frozenset({"every", "daily", "weekdays", "weekends", "day"})
 
 
@@ -52,12 +53,13 @@ def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     if any(mark in normalized for mark in "*@#"):
         return Rewritten(normalized)
     tokens = [read_as(t) for t in _TOKEN.findall(normalized) if t not in _DROPPED]
-    tokens = _ordinals(_translated(_split_iso(tokens)))
+    tokens = _dotted(_ordinals(_translated(_split_iso(tokens))))
     tokens = _at_days(_clock_words(_numbers(_at_clocks(tokens))))
     joined = " ".join(tokens).replace(" :00", ":00")
     joined = _from_now(_dates(_clock_phrases(_month_days(_times_a_week(joined)))))
     on_24h = words.of(language_of(text), "clock_24h")
-    written = set(re.findall(r"\d{1,2}:\d{2}", normalized)) if on_24h else set()
+    said = re.findall(r"(\d{1,2})[:.](\d{2})\b", normalized) if on_24h else []
+    written = {f"{hour}:{minute}" for hour, minute in said}
     read = _hours(joined, zone, now, written=written)
     return _more_clocks(read) if not read.problem else read
 
@@ -76,6 +78,23 @@ def _more_clocks(read: Rewritten) -> Rewritten:
     return replace(read, text=" ".join(parts))
 
 
+def _dotted(tokens: list[str]) -> list[str]:
+    """«в 16.00», «9.30» are clock times where no month could be (a day and a month need one of
+    1 to 12); "1.25 hours" stays a span."""
+    return [
+        _clock_of(t) if _at(tokens, i + 1) not in vocabulary.UNITS else t
+        for i, t in enumerate(tokens)
+    ]
+
+
+def _clock_of(token: str) -> str:
+    found = _DOTTED.fullmatch(token)
+    if found is None:
+        return token
+    hour, minute = int(found[1]), int(found[2])
+    return f"{hour}:{found[2]}" if hour <= 23 and (minute == 0 or 12 < minute <= 59) else token
+
+
 def _split_iso(tokens: list[str]) -> list[str]:
     """``2026-12-24t18:00`` is a date and a time: the ``t`` between them goes."""
     return [
@@ -86,11 +105,12 @@ def _split_iso(tokens: list[str]) -> list[str]:
 
 
 def _at_days(tokens: list[str]) -> list[str]:
-    """``at friday`` (``в пятницу``) is ``friday``: ``at`` goes before a day, not a time."""
+    """``at friday`` (``в пятницу``), ``at next friday`` are ``friday``, ``next friday``: ``at``
+    goes before a day, not a time."""
     return [
         t
         for i, t in enumerate(tokens)
-        if not (t == "at" and i + 1 < len(tokens) and _names_day(tokens[i + 1]))
+        if not (t == "at" and _names_day(_at(tokens, i + 1 + (_at(tokens, i + 1) == "next"))))
     ]
 
 
@@ -129,10 +149,23 @@ def _numbers(tokens: list[str]) -> list[str]:
 
 
 def _at_clocks(tokens: list[str]) -> list[str]:
-    """«на 12:00», «на 6 утра» are ``at 12:00``, ``at 6 am``: a word each pack lists
-    (``clock_before``) means "at" only before a clock time, written or with its part of the day."""
+    """«на 12:00», «на 6 утра», «на воскресенье» are ``at 12:00``, ``at 6 am``, ``sunday``: a
+    word each pack lists (``clock_before``) means "at" only before a clock time, written or with
+    its part of the day, or a day (where "at" goes)."""
     before = words.listed("clock_before")
-    return ["at" if t in before and _clock_at(tokens, i + 1) else t for i, t in enumerate(tokens)]
+    return [
+        "at" if t in before and (_clock_at(tokens, i + 1) or _a_day(_at(tokens, i + 1))) else t
+        for i, t in enumerate(tokens)
+    ]
+
+
+def _a_day(word: str) -> bool:
+    """Whether a word is one day: today, tomorrow, a weekday (not "day" or "every")."""
+    return word in ("today", "tomorrow") or vocabulary.weekday(word) is not None
+
+
+def _at(tokens: list[str], index: int) -> str:
+    return tokens[index] if index < len(tokens) else ""
 
 
 def _clock_at(tokens: list[str], at: int) -> bool:
