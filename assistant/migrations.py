@@ -293,4 +293,24 @@ MIGRATIONS: tuple[str, ...] = (
     WHERE schedule_type = 'once'
         AND strftime('%S', json_extract(schedule_data, '$.at')) != '00';
     """,
+    # 17: an approval is answered by a typed yes or no only where it was shown (the chat, or
+    # the terminal that asked) and only while it is the last thing asked there; a question
+    # waits for one person, not for the whole chat (a family group asks several at once).
+    """
+    ALTER TABLE approvals ADD COLUMN channel TEXT NOT NULL DEFAULT '';
+    ALTER TABLE approvals ADD COLUMN typed INTEGER NOT NULL DEFAULT 1;
+    CREATE TABLE questions_by_person (
+        chat_id     INTEGER NOT NULL,
+        user_id     INTEGER NOT NULL,
+        key         TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        data        TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        PRIMARY KEY (chat_id, user_id)
+    );
+    INSERT INTO questions_by_person SELECT chat_id, user_id, key, kind, data, expires_at
+        FROM questions;
+    DROP TABLE questions;
+    ALTER TABLE questions_by_person RENAME TO questions;
+    """,
 )

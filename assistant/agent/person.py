@@ -15,3 +15,4 @@ class Person:
     timezone: str = "UTC"
     name: str = ""
     language: str = ""
+    channel: str = ""  # where they speak from: "" the chat (Telegram), "terminal" a joined one

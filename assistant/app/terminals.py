@@ -22,7 +22,7 @@ import socket
 import struct
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -134,10 +134,13 @@ class Switchboard:
         return None  # no channel message to edit later
 
     async def close(self, pending: Pending, outcome: str) -> None:
-        """Say how it ended where it was asked."""
+        """Say how it ended where it was asked; a terminal's approval whose terminal has gone
+        is not forwarded to the chat, where it was never seen (its end is in the audit)."""
         console = self._asked_at.pop(pending.token, None)
         if console is not None and console in self._consoles:
             await console.close(pending, outcome)
+        elif pending.channel == "terminal":
+            log.info("approval %s ended after its terminal left", pending.token)
         else:
             await self._channel.close(pending, outcome)
 
@@ -154,8 +157,10 @@ class Queued:
     async def person(
         self, user_id: int, chat_id: int, name: str = "", language: str = ""
     ) -> Person:
-        """Whom a message is from."""
-        return await self.runtime.person(user_id, chat_id, name, language)
+        """Whom a message is from, and where: at this terminal (where its approvals are
+        shown and answered), or for one request (its approvals go to the chat)."""
+        person = await self.runtime.person(user_id, chat_id, name, language)
+        return replace(person, channel="terminal") if self.console is not None else person
 
     async def answer(
         self,

@@ -32,6 +32,8 @@ class StoredApproval:
     expires_at: datetime
     status: Status = "pending"
     message_id: int | None = None
+    channel: str = ""  # where it was shown, and the only place a typed answer counts
+    typed: bool = True  # the last thing asked there: a typed yes or no may answer it
 
 
 class ApprovalBook:
@@ -46,8 +48,8 @@ class ApprovalBook:
         async with self._db.write() as session:
             await session.execute(
                 "INSERT INTO approvals (token, user_id, chat_id, timezone, request_id, call_id,"
-                " tool, arguments, digest, reason, preview, created_at, expires_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " tool, arguments, digest, reason, preview, created_at, expires_at, channel)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     a.token,
                     a.user_id,
@@ -62,6 +64,7 @@ class ApprovalBook:
                     a.preview,
                     now.isoformat(),
                     a.expires_at.isoformat(),
+                    a.channel,
                 ),
             )
 
@@ -99,15 +102,28 @@ class ApprovalBook:
             )
         return [_approval(row) for row in rows]
 
-    async def open_in(self, chat_id: int, user_id: int, now: datetime) -> list[StoredApproval]:
-        """The person's approvals still open in a chat, oldest first."""
+    async def typed_in(
+        self, chat_id: int, user_id: int, channel: str, now: datetime
+    ) -> list[StoredApproval]:
+        """The person's approvals still open in a chat that a typed answer there may take:
+        shown in ``channel``, and nothing said there since; oldest first."""
         async with self._db.read() as session:
             rows = await session.fetchall(
                 "SELECT * FROM approvals WHERE status = 'pending' AND chat_id = ? AND user_id = ?"
-                " AND expires_at > ? ORDER BY created_at",
-                (chat_id, user_id, now.isoformat()),
+                " AND channel = ? AND typed = 1 AND expires_at > ? ORDER BY created_at",
+                (chat_id, user_id, channel, now.isoformat()),
             )
         return [_approval(row) for row in rows]
+
+    async def said_since(self, chat_id: int, user_id: int, channel: str) -> None:
+        """Something else was said in the chat: its open approvals are no longer the last
+        thing asked there, and only their buttons answer them."""
+        async with self._db.write() as session:
+            await session.execute(
+                "UPDATE approvals SET typed = 0 WHERE status = 'pending' AND chat_id = ?"
+                " AND user_id = ? AND channel = ? AND typed = 1",
+                (chat_id, user_id, channel),
+            )
 
     async def next_deadline(self) -> datetime | None:
         """When the earliest pending approval expires."""
@@ -134,4 +150,6 @@ def _approval(row: Row) -> StoredApproval:
         datetime.fromisoformat(row["expires_at"]),
         row["status"],
         row["message_id"],
+        row["channel"],
+        bool(row["typed"]),
     )

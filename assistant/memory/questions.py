@@ -1,5 +1,6 @@
-"""The question each chat waits to answer: stored with the chat, so it survives a restart
-within its time limit, and one at a time (a new question replaces the old)."""
+"""The question each person in a chat waits to answer: stored with the chat, so it survives a
+restart within its time limit, and one a person at a time (a new question replaces their old
+one; in a group, each member's question waits for its own answer)."""
 
 from __future__ import annotations
 
@@ -30,14 +31,15 @@ class Question:
 
 
 class Questions:
-    """Pending questions by chat."""
+    """Pending questions by chat and person."""
 
     def __init__(self, db: Database, clock: Clock) -> None:
         self._db = db
         self._clock = clock
 
     async def ask(self, chat_id: int, question: Question) -> Question:
-        """Store ``question`` as the chat's one pending question; returns it with its key."""
+        """Store ``question`` as its person's one pending question in the chat; returns it with
+        its key."""
         stored = Question(
             question.user_id,
             question.kind,
@@ -67,10 +69,11 @@ class Questions:
         """The chat's open question for this person, if one waits and has not expired."""
         async with self._db.read() as session:
             row = await session.fetchone(
-                "SELECT user_id, key, kind, data, expires_at FROM questions WHERE chat_id = ?",
-                (chat_id,),
+                "SELECT user_id, key, kind, data, expires_at FROM questions"
+                " WHERE chat_id = ? AND user_id = ?",
+                (chat_id, user_id),
             )
-        if row is None or int(row[0]) != user_id:
+        if row is None:
             return None
         expires = datetime.fromisoformat(row[4])
         if self._clock.now() >= expires:

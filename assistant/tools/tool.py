@@ -51,6 +51,7 @@ class ToolContext:
     services: Any = None  # the tools' Services; typed there, to keep this module below them
     attachments: list[Attachment] = field(default_factory=list)
     found: set[str] = field(default_factory=set)  # tools find_tools added to this turn
+    channel: str = ""  # where the person speaks from: an approval is answered only there
 
     def local_now(self) -> datetime:
         """Return the current time in the user's timezone."""

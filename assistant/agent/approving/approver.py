@@ -30,6 +30,7 @@ class ApprovalRequest:
     human: str = ""  # the action in words (the note's text, the task's line), shown instead
     # of the call; the approval stays bound to the exact call all the same
     language: str = ENGLISH  # the one the prompt is shown in
+    channel: str = ""  # where the turn that asks came from, and so where it is shown
 
     @classmethod
     def of(
@@ -52,6 +53,7 @@ class ApprovalRequest:
             reason,
             human,
             language,
+            context.channel,
         )
 
 
@@ -67,6 +69,7 @@ class Pending:
     expires_at: datetime
     message_id: int | None = None
     language: str = ENGLISH  # the one its buttons and heading are in
+    channel: str = ""  # where it is shown: "" the chat, "terminal" the terminal that asked
 
 
 Languages = Callable[[int], Awaitable[str]]  # a person's language, "" when none is kept

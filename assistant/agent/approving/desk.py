@@ -110,6 +110,7 @@ class ApprovalDesk:
             request.reason,
             shown,
             self._clock.now() + self._ttl,
+            channel=request.channel,
         )
         await self._book.add(stored, self._clock.now())
         try:
@@ -126,9 +127,16 @@ class ApprovalDesk:
         self._added.set()
         return True
 
-    async def open_in(self, chat_id: int, user_id: int) -> list[str]:
-        """The tokens of the person's approvals still open in a chat."""
-        return [a.token for a in await self._book.open_in(chat_id, user_id, self._clock.now())]
+    async def typed_in(self, chat_id: int, user_id: int, channel: str) -> list[str]:
+        """The tokens of the person's approvals a typed yes or no in ``channel`` may answer:
+        shown there, and the last thing asked there."""
+        now = self._clock.now()
+        return [a.token for a in await self._book.typed_in(chat_id, user_id, channel, now)]
+
+    async def said_since(self, chat_id: int, user_id: int, channel: str) -> None:
+        """Something else was said in the chat since its approvals were shown: a typed yes
+        there is no longer for them (their buttons still are)."""
+        await self._book.said_since(chat_id, user_id, channel)
 
     async def answer(self, token: str, user_id: int, approve: bool) -> str:
         """Take the owner's answer; returns what to tell the one who gave it."""
@@ -232,6 +240,7 @@ class ApprovalDesk:
             stored.timezone,
             self._clock,
             self._services,
+            channel=stored.channel,
         )
 
 
@@ -245,6 +254,7 @@ def _pending(stored: StoredApproval, language: str = ENGLISH) -> Pending:
         stored.expires_at,
         stored.message_id,
         language,
+        stored.channel,
     )
 
 

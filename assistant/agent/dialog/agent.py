@@ -154,7 +154,13 @@ class Agent:
     ) -> Turn:
         request_id = uuid.uuid4().hex[:12]
         context = ToolContext(
-            person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
+            person.user_id,
+            person.chat_id,
+            request_id,
+            person.timezone,
+            self._clock,
+            self._services,
+            channel=person.channel,
         )
         base = await self._base_window()
         window = base.left(self._prompt(person), self._executor.registry.offered())

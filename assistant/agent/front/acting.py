@@ -11,6 +11,7 @@ from assistant.agent.approving.approver import ApprovalRequest, Approver
 from assistant.agent.front.buttons import Button, Reply, task_buttons
 from assistant.agent.person import Person
 from assistant.clock import Clock
+from assistant.errors import AssistantError, ModelError
 from assistant.llm.types import ToolCall
 from assistant.locales import ENGLISH, tr
 from assistant.tasks import Task
@@ -44,7 +45,8 @@ class Acting:
             shown = tr(language, "Please confirm: {action}.", action=reason)
             return await self.ask(person, checked, context, reason, shown, language=language)
         [result] = await self._executor.execute([checked], context)
-        return Reply(told(result, language, person.timezone), _buttons(result, language))
+        said = told(result, language, person.timezone)
+        return Reply(said, _buttons(result, language), failure=_ours(result))
 
     async def confirm(
         self,
@@ -86,7 +88,13 @@ class Acting:
     def context(self, person: Person) -> ToolContext:
         request_id = f"local-{uuid.uuid4().hex[:12]}"
         return ToolContext(
-            person.user_id, person.chat_id, request_id, person.timezone, self._clock, self._services
+            person.user_id,
+            person.chat_id,
+            request_id,
+            person.timezone,
+            self._clock,
+            self._services,
+            channel=person.channel,
         )
 
 
@@ -95,6 +103,15 @@ def _buttons(result: ToolResult, language: str) -> tuple[tuple[Button, ...], ...
     if result.is_error or not isinstance(result.value, Task):
         return ()
     return (task_buttons(result.value, language),)
+
+
+def _ours(result: ToolResult) -> AssistantError | None:
+    """The failure of ours a call ended on (the database could not be written), not the
+    request's mistake (a ModelError, told to the person as a refusal)."""
+    failed = result.value if result.is_error else None
+    if isinstance(failed, AssistantError) and not isinstance(failed, ModelError):
+        return failed
+    return None
 
 
 def _call(tool: str, arguments: Mapping[str, object]) -> ToolCall:

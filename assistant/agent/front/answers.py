@@ -53,15 +53,22 @@ class Answers:
         self._clock = clock
         self._approvals = approvals
 
+    async def decided(self, person: Person, text: str) -> Reply | None:
+        """A typed yes or no that answers the approval shown where the person speaks from and
+        still the last thing asked there, as its button would; else None, and whatever the
+        message is, it was said since: a later yes is not for those approvals."""
+        approve = yes_or_no(text)
+        if approve is not None and (said := await self._decide(person, approve)):
+            return said
+        if self._approvals is not None:
+            await self._approvals.said_since(person.chat_id, person.user_id, person.channel)
+        return None
+
     async def answer(self, person: Person, text: str) -> Reply | None:
-        """The reply when ``text`` answers the chat's open question; None when it is a new
-        message (the question then stays open)."""
+        """The reply when ``text`` answers the person's open question in the chat; None when
+        it is a new message (the question then stays open)."""
         if text.lstrip().startswith("/"):
             return None
-        if (approve := yes_or_no(text)) is not None and (
-            said := await self._decide(person, approve)
-        ):
-            return said
         asked = await self._questions.pending(person.chat_id, person.user_id)
         if asked is None:
             return None
@@ -72,10 +79,9 @@ class Answers:
         return await self._pick(person, asked, text)
 
     async def _decide(self, person: Person, approve: bool) -> Reply | None:
-        """A typed yes or no answers the one approval open in the chat, as its button would."""
         if self._approvals is None:
             return None
-        waiting = await self._approvals.open_in(person.chat_id, person.user_id)
+        waiting = await self._approvals.typed_in(person.chat_id, person.user_id, person.channel)
         if len(waiting) != 1:
             return None  # none: a new message; several: their buttons say which
         return Reply(await self._approvals.answer(waiting[0], person.user_id, approve))

@@ -51,7 +51,9 @@ class FrontDoor:
         attachments: Sequence[Attachment] = (),
     ) -> Response:
         """A command's reply, an answer's, the local step's, or the model's turn."""
-        reply = await self._commands.handle(person, text)
+        reply = await self._decided(person, text, attachments)
+        if reply is None:
+            reply = await self._commands.handle(person, text)
         if reply is None and not attachments and self._answers is not None:
             reply = await self._answers.answer(person, text)
         if reply is None and not attachments and self._local is not None:
@@ -66,12 +68,23 @@ class FrontDoor:
         if text.startswith("/press "):
             pressed = await self.press(person, text.removeprefix("/press ").strip())
             return Reply(pressed.text, pressed.buttons)
-        reply = await self._commands.handle(person, text)
+        reply = await self._decided(person, text)
+        if reply is None:
+            reply = await self._commands.handle(person, text)
         if reply is None and self._answers is not None:
             reply = await self._answers.answer(person, text)
         if reply is None and self._local is not None:
             reply = await self._local.understood(person, text)
         return reply
+
+    async def _decided(
+        self, person: Person, text: str, attachments: Sequence[Attachment] = ()
+    ) -> Reply | None:
+        """A typed answer to the approval last asked where the person speaks; anything else
+        is said since it (so a later yes is not for it)."""
+        if self._answers is None:
+            return None
+        return await self._answers.decided(person, "" if attachments else text)
 
     async def located(self, person: Person, latitude: float, longitude: float) -> Response:
         """A shared location: the person's zone, found offline."""
