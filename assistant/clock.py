@@ -15,12 +15,19 @@ WALL_CHECK_SECONDS = 30.0
 
 
 MAX_ZONE_NAME = 64
+# Files in the zone folders that load as zones and are none: this machine's zone under
+# another's name, the rules' template, a zone that means "not set", and the copies of every
+# zone kept with other conventions (leap seconds counted, POSIX's).
+NOT_ZONES = frozenset({"localtime", "posixrules", "Factory"})
+NOT_ZONE_FOLDERS = ("posix/", "right/")
 
 
 def zone_or_none(name: str) -> ZoneInfo | None:
     """The IANA timezone ``name``, or None for anything else (a folder such as ``Europe``, a
-    300-character string, a path); never an ``OSError``."""
+    300-character string, a path, ``localtime``, ``right/UTC``); never an ``OSError``."""
     if not name or len(name) > MAX_ZONE_NAME or name.startswith(("/", ".")) or ".." in name:
+        return None
+    if name in NOT_ZONES or name.startswith(NOT_ZONE_FOLDERS):
         return None
     try:
         return ZoneInfo(name)

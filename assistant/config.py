@@ -26,7 +26,7 @@ from assistant.clock import shorten, zone_or_none
 from assistant.errors import ConfigError
 from assistant.pricing import BudgetSettings, Price
 from assistant.servers import MCPSettings
-from assistant.wording import wanted
+from assistant.wording import section_at, wanted
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,8 @@ class TelegramSettings(_Section):
     private_only: bool = True
     rate_limit: bool = True
     queue_per_chat: int = Field(default=1000, ge=1, le=100_000)
+    # Messages a restart left unanswered are handled if younger than this, else told about.
+    replay_hours: float = Field(default=6, ge=0, le=24)
     mode: Literal["polling", "webhook"] = "polling"
     webhook_url: str = ""
     webhook_listen: str = "127.0.0.1"
@@ -374,13 +376,9 @@ def _expectation(err: Any) -> str:
 
 
 def _unknown_key(loc: tuple[Any, ...]) -> str:
-    model: type[BaseModel] = Config
-    for part in loc[:-1]:
-        field = model.model_fields.get(str(part))
-        if field is None or not isinstance(field.annotation, type):
-            break
-        if issubclass(field.annotation, BaseModel):
-            model = field.annotation
+    model = section_at(Config, loc[:-1])  # through tables of tables: [llm.prices."model"]
+    if model is None:
+        return "unknown key"
     known = list(model.model_fields)
     close = difflib.get_close_matches(str(loc[-1]), known, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"

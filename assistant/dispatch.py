@@ -226,6 +226,11 @@ def _damaged(exc: BaseException) -> AssistantError | None:
     if not isinstance(exc, sqlite3.DatabaseError):
         return None
     log.debug("the database failed", exc_info=exc)
+    if getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_READONLY:
+        return StorageError(
+            "the database is read-only, so nothing can be saved: make the data folder and its "
+            "files writable by the user it runs as, then run it again."
+        )
     return StorageError(
         f"the database failed ({exc}): it may be damaged. Restore a backup (assistant restore "
         "FILE; daily copies are in the data folder's backups) or move it away to start afresh."

@@ -177,17 +177,29 @@ class LLMError(AssistantError):
 
 
 class BudgetError(LLMError):
-    """A model call not made: the person's (or the group's, or the task's) budget for the day
-    or the month is spent; ``period`` says which, ``resets_at`` (UTC) when it starts again,
-    ``shared`` whether it was the one every group chat shares."""
+    """A model call not made: it does not fit what is left of the person's (or the group's, or
+    the task's) budget for the day or the month; ``period`` says which, ``resets_at`` (UTC)
+    when it starts again, ``shared`` whether it was the one every group chat shares, ``needed``
+    the most the call could take and ``left`` what the budget has left (in its unit)."""
 
     def __init__(
-        self, message: str, period: BudgetPeriod, resets_at: datetime, *, shared: bool = False
+        self,
+        message: str,
+        period: BudgetPeriod,
+        resets_at: datetime,
+        *,
+        shared: bool = False,
+        needed: float = 0.0,
+        left: float = 0.0,
+        unit: str = "tokens",
     ) -> None:
         super().__init__(message)
         self.period: BudgetPeriod = period
         self.resets_at = resets_at
         self.shared = shared
+        self.needed = needed
+        self.left = left
+        self.unit = unit  # of ``needed`` and ``left``: "tokens", or the budget's currency
 
 
 class LLMAuthError(LLMError):

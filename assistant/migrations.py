@@ -313,4 +313,27 @@ MIGRATIONS: tuple[str, ...] = (
     DROP TABLE questions;
     ALTER TABLE questions_by_person RENAME TO questions;
     """,
+    # 18: the messages taken from Telegram, stored before they are acknowledged and kept until
+    # answered, so a restart loses none and answers none twice (``memory/inbox.py``); budget
+    # alerts the owner could not be sent, kept until they next write (``usage/kept.py``).
+    """
+    CREATE TABLE inbox (
+        update_id    INTEGER PRIMARY KEY,
+        chat_id      INTEGER NOT NULL,
+        user_id      INTEGER NOT NULL,
+        payload      TEXT NOT NULL,
+        received_at  TEXT NOT NULL,
+        state        TEXT NOT NULL DEFAULT 'queued'
+    );
+    CREATE INDEX inbox_unanswered ON inbox (state) WHERE state != 'answered';
+    CREATE TABLE alerts_kept (
+        id            INTEGER PRIMARY KEY,
+        user_id       INTEGER NOT NULL,
+        span          TEXT NOT NULL,
+        level         INTEGER NOT NULL,
+        limit_amount  REAL NOT NULL,
+        unit          TEXT NOT NULL,
+        at            TEXT NOT NULL
+    );
+    """,
 )

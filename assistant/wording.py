@@ -28,6 +28,15 @@ def wanted(root: type[BaseModel], loc: Sequence[Any]) -> str | None:
     return _words(annotation)
 
 
+def section_at(root: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | None:
+    """The table the keys at ``loc`` belong to (``llm.prices.MODEL`` is a price's), or None
+    when ``loc`` is no table of the config."""
+    annotation = _at(root, loc)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return None
+
+
 def _default(root: type[BaseModel], loc: Sequence[Any]) -> str | None:
     """The field's default as the file writes it, when ``loc`` names a field that has one."""
     parent = _at(root, loc[:-1])

@@ -161,7 +161,7 @@ async def test_pausing_what_names_no_task_is_left_to_the_model_or_the_line(tmp_p
         music = await runtime.answer(person, "pause the music")
         mail = await runtime.answer(person, "pause check mail")
         [task] = await runtime.tasks.list_tasks(USER)
-    assert "I have no language model" in music.text  # not "none of your tasks matches"
+    assert "needs a language model" in music.text  # not "none of your tasks matches"
     assert "check mail" in mail.text and task.status == "active"  # asked first, not paused yet
 
 

@@ -140,3 +140,57 @@ async def test_ask_acts_as_the_owner_so_its_reminder_can_be_delivered(tmp_path, 
     history = await fetch(db, "SELECT DISTINCT chat_id FROM messages")
     await db.close()
     assert rows == [(OWNER, OWNER)] and history == [(OWNER,)]
+
+
+NOTHING_FIRES = (
+    "It will fire while the assistant runs (assistant run, or assistant chat); none runs now."
+)
+
+
+def test_ask_that_makes_a_task_says_once_that_nothing_runs_to_fire_it(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", "remind me in 10 minutes to stretch"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith(f"\n{NOTHING_FIRES}\n") and out.count("none runs now") == 1
+    assert main(["ask", "what are my reminders?"]) == 0  # nothing made or moved
+    assert "none runs now" not in capsys.readouterr().out
+    assert main(["ask", "напомни через 10 минут размяться"]) == 0
+    assert capsys.readouterr().out.endswith(
+        "Сработает, только пока ассистент запущен (assistant run или assistant chat); сейчас он "
+        "не запущен.\n"
+    )
+
+
+async def test_ask_says_nothing_more_while_an_assistant_runs(tmp_path, monkeypatch, clock):
+    from assistant.app import datadir
+
+    monkeypatch.delenv("TEST_LLM_KEY", raising=False)
+    setup = setup_for(tmp_path, "https://api.openai.com/v1")
+    held = datadir.own(setup.database_path())  # as `assistant run` holds it
+    try:
+        out = io.StringIO()
+        await serve.ask(setup, "remind me in 10 minutes to stretch", clock, out)
+    finally:
+        held.close()
+    assert "stretch" in out.getvalue() and "none runs now" not in out.getvalue()
+
+
+async def test_a_write_that_fails_is_the_commands_error_not_an_answer(tmp_path):
+    from test_local_first import running
+
+    from assistant.errors import WriteError
+
+    async with running(tmp_path) as (runtime, _, person):
+        async with runtime.db.read() as session:
+            await session.execute("PRAGMA query_only = ON")  # as a read-only file refuses
+        try:
+            reply = await runtime.local.understood(person, "note that the locker code is 4312")
+            with pytest.raises(WriteError, match="read-only"):
+                await serve._answered(runtime, person, "/note the locker code", io.StringIO())
+        finally:
+            async with runtime.db.read() as session:
+                await session.execute("PRAGMA query_only = OFF")
+    assert isinstance(reply.failure, WriteError) and "read-only" in str(reply.failure)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from fakehttp import Reply, fake_server
@@ -193,3 +197,66 @@ def test_status_says_plainly_when_the_model_cannot_be_used(tmp_path, monkeypatch
     out = capsys.readouterr().out
     assert "model:    gpt-4o-mini at https://api.openai.com/v1 cannot be used:" in out
     assert "$OPENAI_API_KEY is empty" in out
+
+
+def test_a_chart_into_a_folder_that_is_not_there_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSISTANT_CONFIG", raising=False)
+    chart = tmp_path / "missing" / "chart.png"
+    assert main(["usage", "--chart", str(chart)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"assistant: {chart}: its folder {chart.parent} does not exist; make it or name another "
+        "file for the chart.\n"
+    )
+    assert captured.out == ""  # refused before any of the report was printed
+
+
+def as_its_user(
+    shared: tuple[Path, Path], argv: list[str], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """The command line as the data folder's own user (an unprivileged one under root, whose
+    permissions bind), with this checkout's code."""
+    python = shutil.which(
+        f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/bin"
+    )
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    privileged = os.geteuid() == 0
+    script = "import sys; from assistant.cli import main; sys.exit(main(sys.argv[1:]))"
+    command = [*(drop if privileged else []), python or sys.executable, "-c", script, *argv]
+    environment = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{shared[0]}:{shared[1]}"}
+    return subprocess.run(
+        command, input=stdin, capture_output=True, text=True, check=False, timeout=120,
+        env={**environment, "HOME": "/nonexistent", "NO_COLOR": "1"},
+    )  # fmt: skip
+
+
+def test_a_read_only_database_is_one_line_and_a_failure_for_every_command(shared_install):
+    if os.geteuid() == 0 and not shutil.which("python3", path="/usr/bin"):
+        pytest.skip("no system Python to run as an unprivileged user")
+    folder = Path(tempfile.mkdtemp(prefix="assistant-ro-db-"))
+    try:
+        folder.chmod(0o755)
+        data = folder / "data"
+        data.mkdir(mode=0o700)
+        if os.geteuid() == 0:
+            os.chown(data, 65534, 65534)
+        config = folder / "config.toml"
+        config.write_text(f'[assistant]\ndata_dir = "{data}"\ntimezone = "Europe/Berlin"\n')
+        config.chmod(0o644)
+        with_config = ["--config", str(config)]
+        assert as_its_user(shared_install, ["status", *with_config]).returncode == 0
+        (data / "assistant.db").chmod(0o400)
+        said = [
+            as_its_user(shared_install, ["ask", *with_config, "note that the code is 4312"]),
+            as_its_user(shared_install, ["ask", *with_config, "/note the code is 4312"]),
+            as_its_user(shared_install, ["chat", *with_config], stdin="/notes\n"),
+        ]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    for result in said:
+        errors = result.stderr.strip().splitlines()
+        assert result.returncode != 0, result
+        assert errors[-1].startswith("assistant: the database is read-only"), result.stderr
+        assert "Traceback" not in result.stderr and "damaged" not in result.stderr
+        assert "save_note failed" not in result.stdout

@@ -50,6 +50,31 @@ def test_bad_values_name_the_file_the_key_and_the_expectation(raw, message) -> N
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (
+            {"llm": {"prices": {"gpt-4o": {"inptu": 2.5}}}},
+            "llm.prices.gpt-4o.inptu: unknown key; did you mean 'input'?",
+        ),
+        (
+            {"llm": {"prices": {"gpt-4o": {"per_call": 1}}}},
+            "llm.prices.gpt-4o.per_call: unknown key; known keys: input, cached_input, output, "
+            "audio_minute",
+        ),
+        (
+            {"mcp": {"servers": {"files": {"comand": "x"}}}},
+            "mcp.servers.files.comand: unknown key; did you mean 'command'?",
+        ),
+    ],
+)
+def test_a_misspelt_key_in_a_table_of_tables_lists_that_tables_keys(raw, message) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw)
+    assert message in str(info.value)
+    assert "max_steps" not in str(info.value)  # never [llm]'s own keys
+
+
 def test_several_problems_are_reported_together() -> None:
     with pytest.raises(ConfigError) as info:
         parse_config({"llm": {"max_steps": 0, "model": 3}})

@@ -86,6 +86,20 @@ def test_quotes_lists_headings_and_a_table_that_fits_a_phone():
     assert spans[3] == ("pre", "a │ b\n──┼──\n1 │ 2", "")
 
 
+@pytest.mark.parametrize(
+    ("markdown", "text"),
+    [
+        ("4. milk\n3. eggs\n2. bread\n1. tea", "4. milk\n3. eggs\n2. bread\n1. tea"),  # /notes
+        ("7. a\n7. b\n12. c", "7. a\n7. b\n12. c"),
+        ("1. a\n1. b\n1. c", "1. a\n1. b\n1. c"),
+        ("3) x\n9) y", "3) x\n9) y"),
+        ("- one\n\n  5. sub\n  2. sub", "• one\n   5. sub\n   2. sub"),
+    ],
+)
+def test_a_numbered_line_keeps_the_number_written(markdown, text):
+    assert shown(markdown)[0] == text
+
+
 def test_a_wide_table_becomes_one_record_a_row():
     wide = "| name | description |\n|---|---|\n| tea | a long description of the tea we drink |"
     assert shown(wide)[0] == "name: tea\ndescription: a long description of the tea we drink"

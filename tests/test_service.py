@@ -57,6 +57,16 @@ def test_the_unit_writes_only_its_state_directory():
     assert settings["Environment"] == "ASSISTANT_CONFIG=/etc/assistant/config.toml"
 
 
+def test_the_unit_gives_room_for_more_than_the_terminals_and_the_bot():
+    """1,024 descriptors (a common default) is tight; the terminals' own cap is 16."""
+    settings = dict(
+        line.split("=", 1)
+        for line in UNIT.read_text().splitlines()
+        if "=" in line and not line.startswith("#")
+    )
+    assert int(settings["LimitNOFILE"]) >= 4096
+
+
 @pytest.mark.parametrize("abstract", [False, True])
 def test_systemd_hears_ready(tmp_path, monkeypatch, abstract):
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:

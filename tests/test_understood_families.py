@@ -62,7 +62,7 @@ async def test_a_family_of_schedules_is_understood(tmp_path, clock, message, wha
     (task,) = tasks(tmp_path)
     assert task[0] == what
     assert task[1].startswith(first)
-    assert "no language model" not in said.casefold() and "языковой модели" not in said
+    assert "language model" not in said.casefold() and "языков" not in said
 
 
 @pytest.mark.parametrize(

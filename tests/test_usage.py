@@ -111,11 +111,10 @@ async def test_the_budget_stops_a_call_before_it_is_sent_and_says_until_when(tmp
 async def test_a_monthly_budget_in_tokens_and_the_owners_override(tmp_path, clock):
     budgets = {"unit": "tokens", "monthly": 5_000_000, "people": {str(OWNER): {"monthly": 500}}}
     async with fake_server() as server:
-        server.script(reply_with(BIG))
         url = f"{server.url}/v1"
-        await ask(tmp_path, clock, url, budgets=budgets)
-        said = await ask(tmp_path, clock, url, budgets=budgets)
-    assert "This month's budget for the model is spent; it starts again Wed, Apr 1, 00:00" in said
+        said = await ask(tmp_path, clock, url, budgets=budgets)  # the prompt alone is more
+    assert "this month's budget has 500 tokens left (it starts again Wed, Apr 1, 00:00)" in said
+    assert server.requests == [] and rows(tmp_path) == []  # a cap: never sent, nothing held
 
 
 async def test_requests_understood_without_the_model_work_past_the_budget(tmp_path, clock):
@@ -166,14 +165,14 @@ async def test_two_chats_racing_past_the_limit_cannot_both_spend_it(tmp_path, cl
         server.script(Reply(json=reply_with(BIG).json, hold=held), reply_with(BIG))
         setup = setup_for(tmp_path, f"{server.url}/v1", {"daily": 1.0})
         async with compose(setup, clock, channel, channel) as runtime:
-            spend(tmp_path, OWNER, 0.995)  # what is left covers one call's reservation
+            spend(tmp_path, OWNER, 0.985)  # what is left covers one call's worst case, not two
             private, group = await runtime.person(OWNER, OWNER), await runtime.person(OWNER, -100)
             first = asyncio.create_task(runtime.answer(private, "hi"))
             await server.arrived.wait()  # the first call is at the server, its hold kept
             second = await runtime.answer(group, "hi there")
             held.set()
             answered = await first
-    assert answered.text == "Hello." and "budget for the model is spent" in second.text
+    assert answered.text == "Hello." and "today's budget has 0.00" in second.text
     assert len(server.requests) == 1
 
 
@@ -186,11 +185,11 @@ async def test_the_owner_is_told_once_at_80_and_at_100_percent(tmp_path, clock):
         setup = setup_for(tmp_path, f"{server.url}/v1", {"daily": 1.0})
         async with compose(setup, clock, channel, channel) as runtime:
             for _ in range(6):
-                await runtime.answer(await runtime.person(OWNER, OWNER), "hi")
+                await runtime.answer(await runtime.person(OWNER, OWNER, "Ada"), "hi")
     told = [n.text for n in channel.notices]
     assert told == [
-        "💸 4242 has used 80% of the day's budget (1.00 USD).",
-        "💸 4242 has used 100% of the day's budget (1.00 USD).",
+        "💸 Ada has used 80% of the day's budget (1.00 USD).",
+        "💸 Ada has used 100% of the day's budget (1.00 USD).",
     ]
     assert len(server.requests) == 5  # the sixth was refused before it was sent
 
@@ -248,8 +247,8 @@ async def test_the_owner_sees_everyone_and_a_person_only_themselves(tmp_path, cl
         spend(tmp_path, FAMILY, 0.25, "2026-02-20")
         mine = await runtime.answer(await runtime.person(OWNER, OWNER), "/usage")
         theirs = await runtime.answer(await runtime.person(FAMILY, FAMILY), "how much have I spent")
-    assert "Today: 0.50 USD" in mine.text and "• Mira (777): 0.50 USD" in mine.text
-    assert "• 4242: 0.50 USD" in mine.text
+    assert "Today: 0.50 USD" in mine.text and "• Mira: 0.50 USD" in mine.text  # by name
+    assert "• #4242: 0.50 USD" in mine.text  # a number only for one who never said a name
     assert "Today: 0.00 USD" in theirs.text and "This month: 0.25 USD" in theirs.text
     assert "The last 30 days: 0.50 USD" in theirs.text and "4242" not in theirs.text
     assert "• task k3x9" in theirs.text and "• chat: 0.25 USD" in theirs.text
@@ -293,7 +292,7 @@ async def test_the_command_line_prints_the_table_and_writes_the_chart(tmp_path, 
         await operations.usage(setup, tmp_path / "chart.png", out)
         with pytest.raises(ConfigError, match="exists; name a new file"):
             await operations.usage(setup, tmp_path / "chart.png", io.StringIO())
-    assert "• 4242: 0.50 USD" in out.getvalue()
+    assert "• #4242: 0.50 USD" in out.getvalue()
     assert (tmp_path / "chart.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -370,17 +369,19 @@ async def test_a_voice_notes_minutes_are_counted_and_held_to_the_budget(
         async with served(
             tmp_path, clock, monkeypatch, speech=speech, budgets=budgets, **llm
         ) as running:
-            running.telegram.voice(ADA, b"OggS voice", seconds=120)  # 1.00 at 0.5 a minute
+            running.telegram.voice(ADA, b"OggS voice", seconds=90)  # 0.75 at 0.5 a minute
             await eventually(lambda: any("stretch" in t for t in running.telegram.texts()))
-            running.telegram.voice(ADA, b"OggS voice", seconds=30)
+            running.telegram.voice(ADA, b"OggS voice", seconds=60)  # 0.50: more than is left
             await eventually(lambda: any("budget" in t for t in running.telegram.texts()))
     assert len(whisper.requests) == 1  # the second note was not sent to be transcribed
     with sqlite3.connect(tmp_path / "assistant.db") as db:
         counted = db.execute("SELECT source, model, audio_seconds, cost FROM usage").fetchall()
-    assert counted == [("speech", "whisper-small", 120.0, 1.0)]
+    assert counted == [("speech", "whisper-small", 90.0, 0.75)]
     said = [t for t in running.telegram.texts() if "budget" in t]
-    assert said == ["Today's budget for the model is spent; it starts again Sun, Mar 15, "
-                    "00:00. Reminders, notes and commands still work."]  # fmt: skip
+    assert said == [
+        "This would need up to 0.50 USD of the model; today's budget has 0.15 USD left (it "
+        "starts again Sun, Mar 15, 00:00). Reminders, notes and commands still work."
+    ]
 
 
 async def test_a_russian_person_gets_the_budget_line_and_usage_in_russian(
@@ -478,3 +479,13 @@ async def test_the_budget_group_chats_share_stops_a_call_in_a_group_only(tmp_pat
             alone = await runtime.answer(await runtime.person(OWNER, OWNER), "hi")
     assert in_group.text.startswith("The budget group chats share for the model is spent")
     assert alone.text == "Hello." and len(server.requests) == 1
+
+
+async def test_usage_is_in_help_and_in_the_telegram_menu(tmp_path, clock, monkeypatch):
+    async with served(tmp_path, clock, monkeypatch) as running:
+        telegram = running.telegram
+        menu = next(c for c in telegram.calls if c.method == "setMyCommands").params["commands"]
+        telegram.message(ADA, "/help")
+        await eventually(lambda: any("/usage — " in t for t in telegram.texts()))
+    [usage] = [c for c in menu if c["command"] == "usage"]
+    assert usage["description"] == "what the model cost: today, this month and 30 days"

@@ -3,6 +3,7 @@ task moved with it at the same wall-clock time."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -141,3 +142,115 @@ async def test_in_telegram_start_offers_zones_and_a_location_sets_one(tmp_path, 
             return db.execute("SELECT timezone FROM people WHERE user_id = ?", (ADA,)).fetchone()[0]
 
     assert zone() == "Europe/Moscow"
+
+
+# ---- offsets, abbreviations and names that are files but no zones ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "zone", "label"),
+    [
+        ("UTC+3", "Etc/GMT-3", "UTC+3"),
+        ("utc+3", "Etc/GMT-3", "UTC+3"),
+        ("+3", "Etc/GMT-3", "UTC+3"),
+        ("+03:00", "Etc/GMT-3", "UTC+3"),
+        ("GMT-5", "Etc/GMT+5", "UTC-5"),
+        ("UTC−12", "Etc/GMT+12", "UTC-12"),
+        ("UTC+14", "Etc/GMT-14", "UTC+14"),
+    ],
+)
+async def test_an_offset_is_a_fixed_zone_said_to_have_no_daylight_saving(
+    tmp_path, said, zone, label
+):
+    async with running(tmp_path) as (runtime, _, person):  # Fri 27 Nov, 08:00 UTC
+        reply = await runtime.answer(person, f"/tz {said}")
+        profile = await runtime.people.get(USER)
+    assert profile.timezone == zone
+    assert reply.text.startswith(f"Timezone set to {label}, a fixed offset with no daylight")
+    local = datetime(2026, 11, 27, 8, 0, tzinfo=UTC).astimezone(ZoneInfo(zone))
+    assert f"it is {local:%H:%M} there now" in reply.text
+
+
+async def test_utc_itself_is_set_as_utc(tmp_path):
+    async with running(tmp_path) as (runtime, _, person):
+        reply = await runtime.answer(person, "/tz utc")
+        profile = await runtime.people.get(USER)
+    assert profile.timezone == "UTC" and reply.text.startswith("Timezone set to UTC;")
+
+
+@pytest.mark.parametrize(
+    ("said", "words"),
+    [
+        ("UTC+5:30", "UTC+05:30 is not a whole number of hours"),
+        ("+05:45", "e.g. /tz Kathmandu"),
+        ("UTC+15", "No place is UTC+15: offsets run from UTC-12 to UTC+14."),
+        ("EST", "EST is an abbreviation, not a time zone; tell me your city, e.g. /tz New York."),
+        ("PST", "PST is an abbreviation"),
+        ("CET", "CET is an abbreviation"),
+        ("MSK", "MSK is an abbreviation"),
+        ("localtime", "“localtime” is not a timezone I know"),
+        ("posixrules", "“posixrules” is not a timezone I know"),
+        ("right/UTC", "“right/UTC” is not a timezone I know"),
+        ("posix/Europe/Moscow", "is not a timezone I know"),
+        ("Factory", "“Factory” is not a timezone I know"),
+        ("../../etc/passwd", "is not a timezone I know"),
+        ("Europe//Moscow", "is not a timezone I know"),
+        ("x" * 300, "“" + "x" * 39 + "…” is not a timezone I know"),
+    ],
+)
+async def test_what_is_no_zone_is_refused_and_changes_nothing(tmp_path, said, words):
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, "/every weekdays 8am stand-up")
+        before = await runtime.tasks.list_tasks(USER)
+        reply = await runtime.answer(person, f"/tz {said}")
+        after = await runtime.tasks.list_tasks(USER)
+        profile = await runtime.people.get(USER)
+    assert words in reply.text and "\n" not in reply.text
+    assert profile.timezone is None and before == after
+
+
+async def test_a_refusal_is_in_the_persons_language(tmp_path):
+    async with running(tmp_path) as (runtime, _, person):
+        russian = replace(person, language="ru")
+        abbreviation = await runtime.answer(russian, "/tz EST")
+        fixed = await runtime.answer(russian, "/tz utc+3")
+    assert abbreviation.text.startswith("EST — это сокращение, а не часовой пояс")
+    assert "/tz Москва" in abbreviation.text
+    assert fixed.text.startswith("Часовой пояс: UTC+3, постоянное смещение без перехода")
+
+
+async def test_cities_and_iana_names_stay_what_they_were(tmp_path):
+    async with running(tmp_path) as (runtime, _, person):
+        named = await runtime.answer(person, "/tz america/new_york")
+        city = await runtime.answer(person, "/tz Tokyo")
+        profile = await runtime.people.get(USER)
+    assert named.text.startswith("Timezone set to America/New_York;")
+    assert city.text.startswith("Timezone set to Asia/Tokyo;") and profile.timezone == "Asia/Tokyo"
+
+
+def test_names_that_are_files_but_no_zones_are_none_anywhere():
+    from assistant.clock import zone_or_none
+    from assistant.intents import zone_of
+
+    for name in ("localtime", "posixrules", "Factory", "right/UTC", "posix/Europe/Berlin"):
+        assert zone_or_none(name) is None and zone_of(name) is None
+    assert zone_or_none("Europe/Berlin") is not None and zone_or_none("Etc/GMT-3") is not None
+
+
+async def test_a_zone_said_in_words_goes_through_the_same_checks(tmp_path):
+    """What reaches the zone in plain words is read as /tz reads it: a name that is no zone
+    sets none, an offset sets a fixed one, an abbreviation asks for the city."""
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, "my timezone is posix/Europe/Moscow")
+        untouched = (await runtime.people.get(USER)).timezone
+        asked = await runtime.answer(person, "set my time zone to PST")
+        after_abbreviation = (await runtime.people.get(USER)).timezone
+        await runtime.answer(person, "my tz is utc+3")
+        east = (await runtime.people.get(USER)).timezone
+        await runtime.answer(person, "мой пояс utc-5")
+        west = (await runtime.people.get(USER)).timezone
+        there = await runtime.answer(person, "what time is it in UTC+5")
+    assert untouched is None and after_abbreviation is None
+    assert "PST is an abbreviation" in asked.text
+    assert (east, west) == ("Etc/GMT-3", "Etc/GMT+5")
+    assert "(Etc/GMT-5)" in there.text

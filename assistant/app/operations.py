@@ -10,7 +10,7 @@ from assistant.app import Setup
 from assistant.app.runtime import compose
 from assistant.app.serve import NoChannel
 from assistant.clock import SystemClock
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, StorageError
 from assistant.memory import export as exporting
 from assistant.usage.report import report
 from assistant.usage.telling import usage_text
@@ -57,6 +57,8 @@ async def export(setup: Setup, folder: Path) -> str:
 async def usage(setup: Setup, chart_file: Path | None, out: TextIO) -> None:
     """Everyone's use of the model as a table, and the 30 days as a PNG when asked."""
     config, clock = setup.config, SystemClock()
+    if chart_file is not None:
+        _can_write(chart_file)
     unit = config.llm.currency if config.budgets.unit == "money" else "tokens"
     async with compose(setup, clock, NoChannel(), NoChannel(), owner=False) as runtime:
         found = await report(runtime.db, clock.now(), config.assistant.timezone, None)
@@ -66,9 +68,28 @@ async def usage(setup: Setup, chart_file: Path | None, out: TextIO) -> None:
         from assistant.usage.chart import chart  # matplotlib: loaded when first drawn
 
         picture = chart(found.days, unit, "en")
-        try:
-            with chart_file.open("xb") as written:  # never over a file that is there
-                written.write(picture)
-        except FileExistsError:
-            raise ConfigError(f"{chart_file} exists; name a new file for the chart") from None
+        _write(chart_file, picture)
         out.write(f"chart: {chart_file} ({len(picture)} bytes)\n")
+
+
+def _can_write(chart_file: Path) -> None:
+    """Refuse, before any work, a chart file that could not be written."""
+    if chart_file.exists():
+        raise ConfigError(f"{chart_file} exists; name a new file for the chart")
+    if not chart_file.parent.is_dir():
+        raise StorageError(
+            f"{chart_file}: its folder {chart_file.parent} does not exist; make it or name "
+            "another file for the chart."
+        )
+
+
+def _write(chart_file: Path, picture: bytes) -> None:
+    """The chart into a new file; a file that is there is never written over."""
+    try:
+        with chart_file.open("xb") as written:
+            written.write(picture)
+    except FileExistsError:
+        raise ConfigError(f"{chart_file} exists; name a new file for the chart") from None
+    except OSError as exc:
+        why = (exc.strerror or type(exc).__name__).lower()
+        raise StorageError(f"{chart_file}: the chart could not be written ({why})") from None

@@ -22,6 +22,7 @@ from assistant.agent.front.answers import Answers
 from assistant.agent.front.commands import Commands
 from assistant.agent.front.door import FrontDoor
 from assistant.agent.front.local import LocalFirst
+from assistant.agent.front.nomodel import NoModel
 from assistant.agent.front.response import Response
 from assistant.agent.front.spending import Spending
 from assistant.app import (
@@ -37,14 +38,14 @@ from assistant.app import (
     scheduler_settings,
 )
 from assistant.app.outside import Outside, outside
-from assistant.app.spending import meter
+from assistant.app.spending import kept_for_owner, meter
 from assistant.clock import Clock
 from assistant.db import Database, open_database
 from assistant.errors import FetchError, LLMError, RecipientBlockedError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model, build_sizer
 from assistant.llm.types import Attachment, Completion, Payer, Request, StreamEvent
-from assistant.locales import ENGLISH, known_language
+from assistant.locales import ENGLISH, known_language, spoken
 from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
@@ -60,7 +61,9 @@ from assistant.tools import Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
 from assistant.tools.services import Services
 from assistant.tools.validation import unencodable
-from assistant.usage.ledger import Counted, Ledger
+from assistant.usage.counted import Counted
+from assistant.usage.kept import KeptAlerts
+from assistant.usage.ledger import Ledger
 
 log = logging.getLogger(__name__)
 SPEECH_OFF = (
@@ -76,20 +79,26 @@ def unreadable(what: str) -> str:
 
 
 class UnconfiguredModel:
-    """Stands in when no model can be reached: every turn says how to configure one."""
+    """Stands in when no model can be reached: every turn is refused with the line its person
+    is told (how to set one up is the operator's, said by ``assistant doctor``)."""
 
     name = "none"
 
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
+    def __init__(self, told: NoModel) -> None:
+        self.told = told
+        self.reason = told.reason
 
     async def complete(self, request: Request) -> Completion:
-        """Refuse, with what to do about it."""
-        raise LLMError(self.reason + " Slash commands work without it: /help.")
+        """Refuse, in the person's words."""
+        raise LLMError(await self.told.said(request.payer))
 
     def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        """Refuse, with what to do about it."""
-        raise LLMError(self.reason + " Slash commands work without it: /help.")
+        """Refuse, in the person's words, once the stream is read."""
+        return self._refused(request)
+
+    async def _refused(self, request: Request) -> AsyncIterator[StreamEvent]:
+        raise LLMError(await self.told.said(request.payer))
+        yield  # a generator, so the refusal is raised where the stream is read
 
     async def close(self) -> None:
         """Nothing to close."""
@@ -150,6 +159,7 @@ class Runtime:
     door: FrontDoor  # where every message and button press goes in
     local: LocalFirst | None = None  # requests understood without the model
     ledger: Ledger | None = None  # every model call's use, held to the budgets
+    kept: KeptAlerts | None = None  # budget alerts the owner could not be sent yet
 
     async def person(
         self, user_id: int, chat_id: int, name: str = "", language: str = ""
@@ -159,6 +169,8 @@ class Runtime:
         profile = await self.people.get(user_id)
         zone = profile.timezone or self.setup.config.assistant.timezone
         spoken = profile.language
+        if name and name != profile.name:  # the name the channel gives: kept to say who is who
+            await self.people.set_name(user_id, name)
         if not spoken and (hint := known_language(language)):
             await self.people.set_language(user_id, hint)
             spoken = hint
@@ -207,7 +219,14 @@ class Runtime:
             return Response(unreadable(bad), ending="invalid")
         welcome = await self._welcome_back(person.user_id)
         result = await self.door.answer(person, text, sink, attachments=attachments)
-        return replace(result, text=f"{welcome}\n\n{result.text}") if welcome else result
+        told = "\n\n".join(filter(None, (welcome, await self._kept_alerts(person))))
+        return replace(result, text=f"{told}\n\n{result.text}") if told else result
+
+    async def _kept_alerts(self, person: Person) -> str:
+        """Budget alerts the owner could not be sent, said when they next write."""
+        if self.kept is None or person.user_id != owner_of(self.setup.config):
+            return ""
+        return await kept_for_owner(self.kept, self.people, spoken(person.language, ""))
 
     async def _welcome_back(self, user_id: int) -> str:
         """A user who had blocked the bot writes again: their paused tasks come back."""
@@ -286,7 +305,10 @@ async def _build(
     deliveries = Deliveries(outbox, people, tasks, clock)
     llm = config.llm
     ledger = Ledger(db, clock, config.budgets, llm.prices, llm.currency)
-    model = _model(setup, db, say=owner, wrap=meter(config, ledger, deliveries))
+    told = lambda reason: NoModel(reason, owner_of(config), clock, people.language)  # noqa: E731
+    kept = KeptAlerts(db, clock)
+    wrap = meter(config, ledger, deliveries, people, kept)
+    model = _model(setup, db, say=owner, wrap=wrap, told=told)
     stack.push_async_callback(model.close)
     executor = build_executor(config, audit, registry)
     desk = ApprovalDesk(
@@ -339,7 +361,7 @@ async def _build(
     )
     local, answers = None, None
     if config.assistant.local_first:
-        no_model = model.reason if isinstance(model, UnconfiguredModel) else ""
+        no_model = model.told if isinstance(model, UnconfiguredModel) else None
         questions = Questions(db, clock)
         local = LocalFirst(
             acting,
@@ -369,12 +391,18 @@ async def _build(
         outside=found,
         local=local,
         ledger=ledger,
+        kept=kept,
         door=FrontDoor(commands, turns, local, answers),
     )
 
 
 def _model(
-    setup: Setup, db: Database, *, say: bool, wrap: Callable[[Model], Model] | None = None
+    setup: Setup,
+    db: Database,
+    *,
+    say: bool,
+    wrap: Callable[[Model], Model] | None = None,
+    told: Callable[[str], NoModel],
 ) -> Model:
     """The configured model, or why there is none (logged where the bot or chat runs; a
     one-shot command that needs it says it as its error)."""
@@ -383,7 +411,7 @@ def _model(
     except LLMError as exc:
         if say:
             log.warning("no model: %s", exc)
-        return UnconfiguredModel(str(exc))
+        return UnconfiguredModel(told(str(exc)))
 
 
 def _executors(

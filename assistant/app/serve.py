@@ -15,10 +15,10 @@ from typing import TextIO
 
 import tzlocal
 
-from assistant.agent import Answer, Pending
+from assistant.agent import Answer, Pending, Person
 from assistant.agent.front.buttons import Reply
 from assistant.agent.front.chats import ChatQueues
-from assistant.app import Setup, backups, owner_of, systemd
+from assistant.app import Setup, backups, datadir, owner_of, systemd
 from assistant.app.alerts import Alerts, Condition, disk, servers
 from assistant.app.health import serve_health
 from assistant.app.runtime import Runtime, UnconfiguredModel, compose, unreadable
@@ -27,6 +27,8 @@ from assistant.channels.console import Console, Printer
 from assistant.channels.telegram.bot import TelegramChannel, Webhook
 from assistant.clock import Clock, zone_or_none
 from assistant.errors import ConfigError, LLMError, RunError
+from assistant.locales import spoken, tr
+from assistant.memory.inbox import Inbox
 from assistant.scheduler import Notice
 from assistant.tasks import Owner
 from assistant.tools.validation import unencodable
@@ -66,18 +68,44 @@ async def ask(setup: Setup, text: str, clock: Clock, out: TextIO) -> Answer:
     async with compose(setup, clock, channel, channel, owner=False, tools=True) as runtime:
         await machine_zone(runtime, owner)
         person = await runtime.person(owner, owner, "")
-        if reply := await runtime.door.without_model(person, text):
-            out.write(reply.text + "\n" + ask_hints(reply))
-            return Answer(reply.text, ending="answered")
-        if isinstance(runtime.model, UnconfiguredModel):
-            local = runtime.local
-            raise LLMError(
-                local.without_model(text, person.language) if local else runtime.model.reason
-            )
-        printer = Printer(out)
-        answer = await runtime.turns.reply(person, text, printer.show)
-        printer.finish(answer)
+        before = await _waiting(runtime, owner)
+        answer = await _answered(runtime, person, text, out)
+        if await _waiting(runtime, owner) - before and not datadir.holder(setup.database_path()):
+            out.write(nothing_fires(spoken(person.language, text)) + "\n")
         return answer
+
+
+async def _answered(runtime: Runtime, person: Person, text: str, out: TextIO) -> Answer:
+    """The request answered without the model when it can be, else by the model's turn; a
+    failure of ours (the database could not be written) is the command's error."""
+    if reply := await runtime.door.without_model(person, text):
+        if reply.failure is not None:
+            raise reply.failure
+        out.write(reply.text + "\n" + ask_hints(reply))
+        return Answer(reply.text, ending="answered")
+    if isinstance(runtime.model, UnconfiguredModel):
+        local = runtime.local
+        raise LLMError(
+            local.without_model(text, person.language) if local else runtime.model.reason
+        )
+    printer = Printer(out)
+    answer = await runtime.turns.reply(person, text, printer.show)
+    printer.finish(answer)
+    return answer
+
+
+async def _waiting(runtime: Runtime, user_id: int) -> set[tuple[str, datetime, str]]:
+    """The person's tasks that will fire, each as it stands (made, moved or resumed shows)."""
+    tasks = await runtime.tasks.list_tasks(user_id, ("active",))
+    return {(task.id, task.next_run, task.schedule_text) for task in tasks}
+
+
+def nothing_fires(language: str) -> str:
+    """Said by ``ask`` when it made or moved a task and no assistant runs to fire it."""
+    return tr(
+        language,
+        "It will fire while the assistant runs (assistant run, or assistant chat); none runs now.",
+    )
 
 
 def ask_hints(reply: Reply) -> str:
@@ -182,7 +210,8 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
             door = Door(runtime, queues, board, console_user(setup))
             terminals = group.create_task(door.listen(socket_path(setup.database_path())))
             try:
-                await channel.start(runtime, queues)
+                inbox, replay_for = Inbox(runtime.db, clock), timedelta(hours=settings.replay_hours)
+                await channel.start(runtime, queues, inbox, replay_for)
                 systemd.notify("READY=1")
                 await stop.wait()
             finally:

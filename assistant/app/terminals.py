@@ -1,27 +1,29 @@
 """The running service's door for terminals on its own machine.
 
-The service listens on a Unix socket in the data folder, its owner's alone (0600 in a 0700
-folder, and the peer's uid checked). Each connection is a terminal: ``chat`` (a console
-session on the same runtime, as the owner) or ``ask`` (one request). One database owner, as
-ever: the terminal only relays lines in and text out.
+The service listens on a Unix socket in the data folder (``wire.socket_path``), its owner's
+alone (0600 in a 0700 folder, and the peer's uid checked). Each connection is a terminal:
+``chat`` (a console session on the same runtime, as the owner) or ``ask`` (one request). One
+database owner, as ever: the terminal only relays lines in and text out.
 
-The wire is JSON lines. The terminal says ``{"hello": 1, "mode": "chat"|"ask", "color": b,
-"terminal": b}``,
-then ``{"line": text}`` or ``{"interrupt": true}``, and closes its side at the end of input;
-the service sends ``{"out": text}`` and, last, ``{"end": how}``.
+The wire is JSON lines. The service speaks first: ``{"hello": 1}`` when it lets a terminal
+in, or ``{"end": "full", "most": n}`` alone, and closes, when as many are connected as it
+takes. The terminal then says ``{"hello": 1, "mode": "chat"|"ask", "color": b, "terminal":
+b}``, sends ``{"line": text}`` or ``{"interrupt": true}``, and closes its side at the end of
+input; the service sends ``{"out": text}`` and, last, ``{"end": how}``.
+
+No terminal can hurt the service (``wire.Limits``): connections are capped, one that says nothing
+is closed, output waits for the terminal that reads it (one that stops reading is let go), a
+terminal that is gone has its remaining lines dropped unanswered, and nothing a connection
+does escapes its session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import logging
 import os
-import socket
-import struct
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -31,62 +33,29 @@ from assistant.agent.dialog.events import EventSink
 from assistant.agent.front.chats import ChatQueues
 from assistant.agent.front.response import Response
 from assistant.app.runtime import Runtime
+from assistant.app.wire import (
+    LINE_LIMIT,
+    Limits,
+    Wire,
+    encode,
+    messages,
+    peer_is_us,
+    private_folder,
+    remove,
+    socket_path,
+)
 from assistant.channels.console import Console, Printer, Style
 from assistant.llm.types import Attachment
 from assistant.scheduler import Notice
 from assistant.scheduler.delivery import Outbox
 
+__all__ = ["BUSY", "Channel", "Door", "Limits", "Paced", "Queued", "Switchboard", "socket_path"]
+
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SOCKET_NAME = "assistant.sock"
-LINE_LIMIT = 1 << 20
 BUSY = "I am still busy with your earlier messages; try again in a moment."
 _HERE: contextvars.ContextVar[Console | None] = contextvars.ContextVar("terminal", default=None)
-
-
-def socket_path(database: Path) -> Path:
-    """Where the service listens, beside its database."""
-    return database.parent / SOCKET_NAME
-
-
-def encode(message: dict[str, Any]) -> bytes:
-    """One message of the wire."""
-    return json.dumps(message, ensure_ascii=False).encode() + b"\n"
-
-
-async def messages(reader: asyncio.StreamReader) -> AsyncIterator[dict[str, Any]]:
-    """The messages of the wire until it closes; a line that is not one ends it."""
-    while True:
-        try:
-            raw = await reader.readline()
-        except (ValueError, ConnectionError):  # a line over the limit, a reset
-            return
-        if not raw:
-            return
-        try:
-            message = json.loads(raw)
-        except (ValueError, RecursionError):
-            return
-        if not isinstance(message, dict):
-            return
-        yield message
-
-
-class Wire:
-    """A console's output, sent to the terminal that joined."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-
-    def write(self, text: str, /) -> int:
-        """Send text (dropped once the terminal is gone)."""
-        if not self._writer.is_closing():
-            self._writer.write(encode({"out": text}))
-        return len(text)
-
-    def flush(self) -> None:
-        """Sent as written."""
 
 
 class Channel(Outbox, Prompts, Protocol):
@@ -177,9 +146,13 @@ class Queued:
 
         async def job() -> None:
             try:
-                done.set_result(await self._here(self.runtime.answer(person, text, sink)))
+                answered = await self._here(self.runtime.answer(person, text, sink))
             except Exception as exc:
-                done.set_exception(exc)
+                if not done.done():
+                    done.set_exception(exc)
+                return
+            if not done.done():  # not given up on: the terminal left, or the service stops
+                done.set_result(answered)
 
         if not self.queues.submit(person.chat_id, job):
             return Response(BUSY)
@@ -211,6 +184,64 @@ class Queued:
             _HERE.reset(token)
 
 
+class Paced:
+    """A joined console's assistant: a line is taken once the terminal has what was said
+    before, taking it makes room to read one more, and once the terminal is gone what is left
+    is dropped unanswered."""
+
+    def __init__(self, queued: Queued, wire: Wire, room: asyncio.Semaphore) -> None:
+        self._queued = queued
+        self._wire = wire
+        self._room = room
+
+    async def person(
+        self, user_id: int, chat_id: int, name: str = "", language: str = ""
+    ) -> Person:
+        """Whom a line is from: the console takes each line with this (or with ``decide``)."""
+        await self._taken()
+        return await self._queued.person(user_id, chat_id, name, language)
+
+    async def answer(
+        self,
+        person: Person,
+        text: str,
+        sink: EventSink | None = None,
+        *,
+        attachments: Sequence[Attachment] = (),
+    ) -> Response:
+        """The line answered, unless the terminal is gone."""
+        if self._wire.gone:
+            return Response("", ending="gone")
+        return await self._queued.answer(person, text, sink, attachments=attachments)
+
+    async def press(self, person: Person, data: str) -> Response:
+        """A button pressed, unless the terminal is gone."""
+        if self._wire.gone:
+            return Response("", ending="gone")
+        return await self._queued.press(person, data)
+
+    async def located(self, person: Person, latitude: float, longitude: float) -> Response:
+        """A location (a terminal shares none)."""
+        return await self._queued.located(person, latitude, longitude)
+
+    async def decide(self, token: str, user_id: int, approve: bool) -> str:
+        """An approval answered, unless the terminal is gone."""
+        await self._taken()
+        if self._wire.gone:
+            return ""
+        return await self._queued.decide(token, user_id, approve)
+
+    async def transcribe(
+        self, audio: bytes, filename: str, person: Person | None = None, seconds: float = 0.0
+    ) -> str:
+        """Not used by a terminal."""
+        return await self._queued.transcribe(audio, filename, person, seconds)
+
+    async def _taken(self) -> None:
+        self._room.release()
+        await self._wire.drained()
+
+
 @dataclass
 class Door:
     """The socket and the sessions of the terminals that joined."""
@@ -220,10 +251,14 @@ class Door:
     board: Switchboard
     user_id: int
     sessions: set[asyncio.Task[None]] = field(default_factory=set)
+    limits: Limits = field(default_factory=Limits)
+    refused: int = 0  # connections told "full" since one was last let in
 
     async def listen(self, path: Path) -> None:
         """Serve terminals on ``path`` until cancelled; each session ends with it."""
-        _remove(path)  # a stale socket: the database lock says no other service runs
+        if not private_folder(path.parent):
+            return
+        remove(path)  # a stale socket: the database lock says no other service runs
         try:
             server = await asyncio.start_unix_server(self._session, path, limit=LINE_LIMIT)
         except OSError as exc:
@@ -237,90 +272,122 @@ class Door:
             for session in list(self.sessions):
                 session.cancel()
             await asyncio.gather(*self.sessions, return_exceptions=True)
-            _remove(path)
+            remove(path)
 
     async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One connection, whatever it does: nothing escapes (asyncio would log it as
+        unhandled), and it never ends cancelled (asyncio's own callback would then fail)."""
         task = asyncio.current_task()
         assert task is not None
-        self.sessions.add(task)
         try:
-            if _peer_is_us(writer):
-                await self._serve(reader, writer)
-            else:
-                log.warning("a terminal of another user was refused")
-        except (ConnectionError, asyncio.CancelledError):
-            pass
+            await self._admit(task, reader, writer)
+        except asyncio.CancelledError:
+            pass  # the service stops
+        except ConnectionError:
+            log.debug("a terminal left mid-message")
+        except Exception:
+            log.exception("a terminal's session failed")
         finally:
             self.sessions.discard(task)
             writer.close()
 
+    async def _admit(
+        self, task: asyncio.Task[None], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """The owner's terminal, while there is room for it; else one line, and closed."""
+        if not peer_is_us(writer):
+            log.warning("a terminal of another user was refused")
+            return
+        if len(self.sessions) >= self.limits.terminals:
+            self._refuse(writer)
+            return
+        if self.refused:
+            log.warning("%d terminals were refused while the most were connected", self.refused)
+            self.refused = 0
+        self.sessions.add(task)
+        await self._serve(reader, writer)
+
+    def _refuse(self, writer: asyncio.StreamWriter) -> None:
+        if not self.refused:
+            log.warning("%d terminals are connected, the most there may be", self.limits.terminals)
+        self.refused += 1
+        writer.write(encode({"end": "full", "most": self.limits.terminals}))
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        wire = Wire(writer, self.limits)
+        wire.send({"hello": 1})  # let in: the terminal says nothing before this
         incoming = messages(reader)
-        hello = await anext(incoming, None)
+        hello = await self._heard(anext(incoming, None))
         if hello is None or hello.get("hello") != 1:
             return
         if hello.get("mode") == "ask":
-            await self._ask(incoming, writer)
-            return
+            await self._ask(incoming, wire)
+        else:
+            await self._chat(hello, incoming, wire)
+
+    async def _heard(self, said: Awaitable[dict[str, Any] | None]) -> dict[str, Any] | None:
+        """What the terminal said, or None when it said nothing for ``hello_seconds``."""
+        try:
+            async with asyncio.timeout(self.limits.hello_seconds):
+                return await said
+        except TimeoutError:
+            log.info("a terminal said nothing for %s s; closed", self.limits.hello_seconds)
+            return None
+
+    async def _chat(
+        self, hello: dict[str, Any], incoming: AsyncIterator[dict[str, Any]], wire: Wire
+    ) -> None:
+        """A console on the runtime, as the owner, until it ends (with no idle limit: the
+        person may be thinking; the cap on connections is what protects the service)."""
         folder = self.runtime.setup.database_path().parent / "exports"
         style = Style(hello.get("color") is True, hello.get("terminal") is True)
-        console = Console(Wire(writer), self.user_id, style, folder)
+        console = Console(wire, self.user_id, style, folder)
+        room = asyncio.Semaphore(self.limits.read_ahead)
         self.board.attach(console, self.user_id)
         try:
             async with asyncio.TaskGroup() as group:
-                group.create_task(_relay(incoming, console))
-                await console.run(Queued(self.runtime, self.queues, console))
-                writer.write(encode({"end": "done"}))
-                await writer.drain()
+                group.create_task(_relay(incoming, console, wire, room))
+                await console.run(Paced(Queued(self.runtime, self.queues, console), wire, room))
+                wire.send({"end": "done"})
+                await wire.drained()
                 raise _Done
         except* _Done:
             pass
         finally:
             self.board.detach(console)
 
-    async def _ask(
-        self, incoming: AsyncIterator[dict[str, Any]], writer: asyncio.StreamWriter
-    ) -> None:
+    async def _ask(self, incoming: AsyncIterator[dict[str, Any]], wire: Wire) -> None:
         """One request, answered as ``ask`` answers it; an approval is asked in Telegram."""
-        message = await anext(incoming, None)
+        message = await self._heard(anext(incoming, None))
         text = message.get("line") if message else None
         if not isinstance(text, str):
             return
         person = await self.runtime.person(self.user_id, self.user_id, "")
-        printer = Printer(Wire(writer))
+        printer = Printer(wire)
         result = await Queued(self.runtime, self.queues).answer(person, text, printer.show)
         if result.streamed:
             printer.finish(result)
         else:
-            Wire(writer).write(result.text + "\n")
-        writer.write(encode({"end": result.ending}))
-        await writer.drain()
+            wire.write(result.text + "\n")
+        wire.send({"end": result.ending})
+        await wire.drained()
 
 
 class _Done(Exception):
     """The session's console ended: stop reading the terminal."""
 
 
-async def _relay(incoming: AsyncIterator[dict[str, Any]], console: Console) -> None:
+async def _relay(
+    incoming: AsyncIterator[dict[str, Any]], console: Console, wire: Wire, room: asyncio.Semaphore
+) -> None:
+    """The terminal's messages to its console, at most ``read_ahead`` lines ahead of it; once
+    the terminal is gone, what it sent is not read on. Blank lines do nothing, so are not fed."""
     async for message in incoming:
+        if wire.gone:
+            break
         if message.get("interrupt") is True:
             console.interrupt()
-        elif isinstance(line := message.get("line"), str):
+        elif isinstance(line := message.get("line"), str) and line.strip():
+            await room.acquire()  # given back as the console takes a line (``Paced``)
             console.feed(line if line.endswith("\n") else line + "\n")
     console.feed(None)
-
-
-def _remove(path: Path) -> None:
-    with suppress(OSError):
-        os.unlink(path)
-
-
-def _peer_is_us(writer: asyncio.StreamWriter) -> bool:
-    """Whether the process at the other end runs as this one's user (fails closed)."""
-    sock = writer.get_extra_info("socket")
-    try:
-        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except (OSError, AttributeError):
-        return False
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    return bool(uid == os.getuid())

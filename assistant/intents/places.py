@@ -16,6 +16,7 @@ from timezonefinder import TimezoneFinder
 
 from assistant.clock import zone_or_none
 from assistant.locales import words
+from assistant.schedules.offsets import is_abbreviation, offset_of
 
 _ARTICLES = ("the ",)
 
@@ -53,6 +54,12 @@ def zone_of(place: str) -> str | None:
 def _zones() -> dict[str, str]:
     """The IANA names as typed in any case ("america/chicago" is America/Chicago)."""
     return {name.casefold(): name for name in available_timezones()}
+
+
+def names_zone(said: str) -> bool:
+    """Whether words name a zone to set: a place, an IANA name, an offset ("UTC+3"), or an
+    abbreviation (EST), which is answered with a question for the city."""
+    return zone_of(said) is not None or offset_of(said) is not None or is_abbreviation(said)
 
 
 def _cases() -> list[tuple[str, list[str]]]:

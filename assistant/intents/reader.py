@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from assistant.intents.languages import names_language
 from assistant.intents.matcher import Match
-from assistant.intents.places import zone_of
+from assistant.intents.places import names_zone, zone_of
 from assistant.intents.words import Word, glued
 from assistant.locales import language_of, words
 
@@ -78,7 +78,7 @@ def _fits(intent: str, message: _Message) -> Match | None:
         return None
     named = _words(message, _trimmed(runs[0], norms, around))
     slot = _VALUED.get(intent, "item")
-    if not named or (slot != "item" and not _known(slot, named)):
+    if not named or (slot != "item" and not _known(intent, slot, named)):
         return None
     return Match(intent, language, {slot: named})
 
@@ -112,10 +112,11 @@ def _around(intent: str) -> set[str]:
     return heads | set(words.listed(f"reader.{intent}.around")) | _courtesy()
 
 
-def _known(slot: str, value: str) -> bool:
-    """A place the table knows (not one that only looks like one), or a language's name."""
+def _known(intent: str, slot: str, value: str) -> bool:
+    """A place the table knows (not one that only looks like one; a zone to set may be an
+    offset or an abbreviation too), or a language's name."""
     if slot == "place":
-        return zone_of(value) is not None
+        return names_zone(value) if intent == "set_zone" else zone_of(value) is not None
     return names_language(value)
 
 

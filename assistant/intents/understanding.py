@@ -14,7 +14,7 @@ from assistant import locales
 from assistant.errors import ScheduleError
 from assistant.intents.languages import fillers, matcher, names_language, subjects
 from assistant.intents.matcher import MAX_TEXT, Check, Match
-from assistant.intents.places import zone_of
+from assistant.intents.places import names_zone
 from assistant.intents.reader import QUOTES, Reads, named, read_any_order
 from assistant.locales import words
 from assistant.schedules import languages
@@ -120,7 +120,7 @@ def _asked(found: Match, text: str) -> bool:
         return False
     if found.intent == "remind" and said & set(words.listed("reader.alarm.heads")):
         return False  # an alarm carries no words: "set an alarm for my roommate at 6am"
-    return found.intent != "set_zone" or zone_of(found.slots["place"]) is not None
+    return found.intent != "set_zone" or names_zone(found.slots["place"])
 
 
 def _any_order(text: str, checks: Mapping[str, Check], read: Reads) -> Match | None:
@@ -350,8 +350,9 @@ def _a_time(value: str, zone: str, now: datetime) -> bool:
 
 
 def _place(value: str) -> bool:
-    """A known place, or a name that looks like one (said unknown rather than misread)."""
-    return zone_of(value) is not None or all(word[:1].isupper() for word in value.split())
+    """A known place or zone, or a name that looks like one (said unknown rather than
+    misread)."""
+    return names_zone(value) or all(word[:1].isupper() for word in value.split())
 
 
 def plain(said: str) -> str:

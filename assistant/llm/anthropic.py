@@ -137,7 +137,7 @@ def payload(model: str, request: Request, max_tokens: int, *, stream: bool) -> d
     """The JSON body of a ``/v1/messages`` request."""
     body: dict[str, Any] = {
         "model": model,
-        "max_tokens": max_tokens,
+        "max_tokens": min(max_tokens, request.max_tokens or max_tokens),
         "messages": messages(request.messages),
     }
     if request.system:

@@ -160,8 +160,9 @@ def payload(
             "type": "json_schema",
             "json_schema": {"name": "reply", "schema": dict(request.schema)},
         }
-    if max_tokens:
-        body["max_tokens"] = max_tokens
+    limits = [n for n in (max_tokens, request.max_tokens) if n]
+    if limits:
+        body["max_tokens"] = min(limits)
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}  # the usage that calibrates budgets

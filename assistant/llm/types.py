@@ -143,6 +143,7 @@ class Request:
     tools: Sequence[ToolSpec] = ()
     schema: Mapping[str, Any] | None = None  # grammar mode: the one JSON object to write
     payer: Payer | None = None  # whom it is for, counted and held to their budget
+    max_tokens: int | None = None  # the most this answer may take (a budget lowered it)
 
 
 @dataclass(frozen=True)

@@ -193,7 +193,8 @@ class Executor:
             return replace(failed, outside=outside, value=exc)  # the reason, for the person
         except AssistantError as exc:
             log.warning("tool %s failed: %s", tool.name, exc)
-            return _failure(call, "error", f"{tool.name} failed: {exc}")
+            failed = _failure(call, "error", f"{tool.name} failed: {exc}")
+            return replace(failed, value=exc)  # ours (the database): a command ends on it
         except Exception as exc:
             return _bug(call, exc)
         budget = tool.summary_chars or self._summary_per_tool.get(tool.name, self._summary_chars)

@@ -1,9 +1,12 @@
 """Every model call in the database: reserved against the budgets before it is made, settled
 with what the server reported when it ends.
 
-The check and the reservation are one write transaction, so two chats racing past a limit
-cannot both spend it: the second sees the first's reservation. A reservation left by a crash
-stays counted at its estimate (marked so), which errs on the side of the budget.
+A budget is a cap: a call is held at its worst case (every token it sends, overestimated, and
+the most it may answer) and made only when that fits what is left, its answer lowered to fit
+when it can be. The check and the reservation are one write transaction, so two chats racing
+past a limit cannot both spend it: the second sees the first's reservation. A reservation left
+by a crash stays counted at its worst case (marked estimated), which errs on the side of the
+budget.
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from assistant.clock import Clock
-from assistant.db import Database
+from assistant.db import Database, Session
 from assistant.errors import BudgetError, BudgetPeriod
 from assistant.llm.types import Payer
 from assistant.metrics import LLM_COST, LLM_TOKENS
 from assistant.pricing import BudgetSettings, Price
+from assistant.usage.counted import Counted
+from assistant.usage.fitting import Measure, fit
 
 ALERT_LEVELS = (80, 100)  # percent of a limit at which the owner is told, once each
 Span = Literal["day", "month"]
@@ -29,14 +34,12 @@ Whose = Literal["person", "group", "task"]
 
 
 @dataclass(frozen=True)
-class Counted:
-    """What one call consumed: tokens (cached ones are part of the input), audio seconds."""
+class Held:
+    """A call's reservation, and the most its answer may take: all it asked for, or what
+    fitted the budget."""
 
-    input_tokens: int = 0
-    cached_tokens: int = 0
-    output_tokens: int = 0
-    audio_seconds: float = 0.0
-    estimated: bool = False  # the server reported none: our estimate
+    id: int
+    output_tokens: int
 
 
 @dataclass(frozen=True)
@@ -115,25 +118,43 @@ class Ledger:
         )
 
     async def reserve(
-        self, payer: Payer, model: str, estimate: Counted, *, check: bool = True
-    ) -> int:
-        """Check every budget ``payer`` answers to and hold ``estimate`` against them in one
-        statement (so in one transaction); the reservation's id, or BudgetError when one is
-        spent."""
+        self,
+        payer: Payer,
+        model: str,
+        worst: Counted,
+        *,
+        check: bool = True,
+        least_output: int | None = None,
+    ) -> Held:
+        """Hold a call's worst case against every budget ``payer`` answers to, in one
+        transaction (so two chats racing cannot both spend what is left): all of it when it
+        fits, else its answer lowered to what fits, down to ``least_output`` tokens (none
+        lowered when None); BudgetError when even that does not fit."""
         window = Window.at(self._clock.now(), payer.zone)
         await self._prune(window)
         checks = self._checks(payer) if check else []
-        guards = [self._spent_sql(payer, window, whose, span) for whose, span, _ in checks]
-        where = " AND ".join(f"({sql}) < ?" for sql, _ in guards) or "1"
-        limits = [
-            value
-            for (_, values), (*_, limit) in zip(guards, checks, strict=True)
-            for value in (*values, limit)
-        ]
-        rows = await self._db.write_rows(
+        least = worst.output_tokens if least_output is None else least_output
+        async with self._db.write() as session:
+            rooms = [
+                (limit - await self._used(session, payer, window, whose, span), whose, span)
+                for whose, span, limit in checks
+            ]
+            room = min(rooms)[0] if rooms else None
+            fitted = fit(worst, room, least, self._per_token(model))
+            held = (
+                None if fitted is None else await self._hold(session, payer, window, model, fitted)
+            )
+        if fitted is None or held is None:
+            raise self._refusal(window, min(rooms), self._measure(model, worst))
+        return Held(held, fitted.output_tokens)
+
+    async def _hold(
+        self, session: Session, payer: Payer, window: Window, model: str, held: Counted
+    ) -> int | None:
+        row = await session.fetchone(
             "INSERT INTO usage (at, day, user_id, source, task_id, run, grouped, model, "
             "input_tokens, cached_tokens, output_tokens, audio_seconds, cost, estimated) "
-            f"SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1 WHERE {where} RETURNING id",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) RETURNING id",
             (
                 self._clock.now().isoformat(),
                 window.day,
@@ -143,15 +164,21 @@ class Ledger:
                 payer.run,
                 int(payer.group),
                 model,
-                *_tokens(estimate),
-                estimate.audio_seconds,
-                self.cost(model, estimate),
-                *limits,
+                *_tokens(held),
+                held.audio_seconds,
+                self.cost(model, held),
             ),
         )
-        if not rows:
-            raise await self._refusal(payer, window, checks)
-        return int(rows[0][0])
+        return int(row[0]) if row is not None else None
+
+    def _measure(self, model: str, counted: Counted) -> float:
+        """What a call takes of a budget: its tokens, or its cost."""
+        if self.unit == "tokens":
+            return float(counted.input_tokens + counted.output_tokens)
+        return self.cost(model, counted)
+
+    def _per_token(self, model: str) -> Measure:
+        return lambda counted: self._measure(model, counted)
 
     async def settle(
         self, held: int, payer: Payer, model: str, counted: Counted
@@ -186,7 +213,7 @@ class Ledger:
     async def held(self, payer: Payer, model: str, counted: Counted) -> AsyncIterator[None]:
         """A call whose cost is known before it is made (a voice note's minutes): reserved
         first, settled when it succeeds, released when it fails."""
-        held = await self.reserve(payer, model, counted)
+        held = (await self.reserve(payer, model, counted)).id
         try:
             yield
         except BaseException:
@@ -219,16 +246,22 @@ class Ledger:
             checks.append(("task", "month", payer.task_cap))
         return [check for check in checks if check[2]]
 
-    async def _refusal(
-        self, payer: Payer, window: Window, checks: list[tuple[Whose, Span, float]]
+    def _refusal(
+        self, window: Window, tightest: tuple[float, Whose, Span], needed: float
     ) -> BudgetError:
-        """Which budget refused the reservation, said with when it starts again."""
-        for whose, span, limit in checks:
-            if await self._spent(payer, window, span, whose) >= limit:
-                period: BudgetPeriod = "task" if whose == "task" else span
-                said = f"the {whose}'s {span} budget is spent"
-                return BudgetError(said, period, window.ends(span), shared=whose == "group")
-        return BudgetError("a budget is spent", "day", window.day_ends)  # spent meanwhile
+        """The budget a call does not fit, said with what it needs, what is left, and when
+        the budget starts again."""
+        room, whose, span = tightest
+        period: BudgetPeriod = "task" if whose == "task" else span
+        return BudgetError(
+            f"the {whose}'s {span} budget has {max(room, 0):g} left; the call needs {needed:g}",
+            period,
+            window.ends(span),
+            shared=whose == "group",
+            needed=needed,
+            left=max(room, 0.0),
+            unit=self.unit,
+        )
 
     def _spent_sql(
         self, payer: Payer, window: Window, whose: Whose, span: Span
@@ -244,16 +277,21 @@ class Ledger:
         sql = f"SELECT COALESCE(SUM({self._metric}), 0) FROM usage WHERE {column} = ? AND {days}"
         return sql, (value, *bounds)
 
-    async def _spent(self, payer: Payer, window: Window, span: Span, whose: Whose) -> float:
+    async def _used(
+        self, session: Session, payer: Payer, window: Window, whose: Whose, span: Span
+    ) -> float:
+        """What ``whose`` used in the day or the month, calls in progress held at their
+        worst case."""
         sql, values = self._spent_sql(payer, window, whose, span)
-        async with self._db.read() as session:
-            row = await session.fetchone(sql, values)
+        row = await session.fetchone(sql, values)
         return float(row[0]) if row else 0.0
 
     async def _alerts(
         self, payer: Payer, window: Window, spent: tuple[float, float]
     ) -> tuple[Alert, ...]:
         """The levels the person's day and month crossed, each recorded so it is told once."""
+        if payer.source == "system":
+            return ()  # the assistant's own checks: nobody's budget
         limits, found = self._budgets.limits(payer.user_id), []
         spans: tuple[tuple[Span, float, float, str], ...] = (
             ("day", limits.daily, spent[0], window.day),

@@ -7,16 +7,19 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 
 from assistant.errors import AssistantError
 from assistant.llm.model import Model
-from assistant.llm.tokens import ApproxCounter, message_tokens
+from assistant.llm.tokens import ApproxCounter, OverCounter, TokenCounter, message_tokens
 from assistant.llm.types import Completion, Payer, Request, StreamEvent, TextDelta
-from assistant.usage.ledger import Alert, Counted, Ledger
+from assistant.usage.counted import Counted
+from assistant.usage.ledger import Alert, Ledger
 
 log = logging.getLogger(__name__)
-CHARS_PER_TOKEN = 4  # a tool's schema and a call's arguments: JSON, a token every four
+CHARS_PER_TOKEN = 4  # a call's arguments: JSON, a token every four
 SYSTEM = Payer(0, source="system")  # calls for nobody (the tool-mode probe): counted, not held
+LEAST_REPLY = 256  # tokens: an answer lowered to fit a budget is never shorter (else refused)
 Alerted = Callable[[Alert], Awaitable[None]]
 
 
@@ -38,8 +41,8 @@ class MeteredModel:
         return self._inner.name
 
     async def complete(self, request: Request) -> Completion:
-        """The answer, once the budget allowed the call."""
-        held = await self._reserve(request)
+        """The answer, once the budget allowed the call (its answer lowered to fit)."""
+        held, request = await self._reserve(request)
         try:
             completion = await self._inner.complete(request)
         except BaseException:
@@ -50,7 +53,7 @@ class MeteredModel:
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """The answer as it grows, once the budget allowed the call; its final usage counted."""
-        held, text = await self._reserve(request), ""
+        (held, request), text = await self._reserve(request), ""
         try:
             async for event in self._inner.stream(request):
                 if isinstance(event, TextDelta):
@@ -69,17 +72,24 @@ class MeteredModel:
         """Let go of the adapter's connections."""
         await self._inner.close()
 
-    async def _reserve(self, request: Request) -> int:
+    async def _reserve(self, request: Request) -> tuple[int, Request]:
+        """The call held at its worst case (what it sends, overestimated, and the most it may
+        answer), and the request with the answer's limit the budget left it."""
         if request.payer is None:
-            return await self._ledger.reserve(SYSTEM, self._model, Counted(), check=False)
-        estimate = Counted(_input(request), 0, self._reply_tokens, estimated=True)
-        return await self._ledger.reserve(request.payer, self._model, estimate)
+            system = await self._ledger.reserve(SYSTEM, self._model, Counted(), check=False)
+            return system.id, request
+        worst = Counted(_input(request, OverCounter()), 0, self._reply_tokens, estimated=True)
+        least = min(LEAST_REPLY, self._reply_tokens)
+        held = await self._ledger.reserve(request.payer, self._model, worst, least_output=least)
+        return held.id, replace(request, max_tokens=held.output_tokens)
 
     async def _settle(self, held: int, request: Request, completion: Completion) -> None:
         usage = completion.usage
         counted = Counted(usage.input_tokens, usage.cached_tokens, usage.output_tokens)
         if not usage.input_tokens and not usage.output_tokens:
-            counted = Counted(_input(request), 0, _output(completion), estimated=True)
+            counted = Counted(
+                _input(request, ApproxCounter()), 0, _output(completion), estimated=True
+            )
         alerts = await self._ledger.settle(held, request.payer or SYSTEM, self._model, counted)
         for alert in alerts:
             try:
@@ -90,12 +100,15 @@ class MeteredModel:
                 log.exception("could not tell the owner of a budget alert")
 
 
-def _input(request: Request) -> int:
-    """An estimate of the tokens a request sends, as the window counts them."""
-    counter = ApproxCounter()
-    tools = sum(len(json.dumps(t.parameters, default=str)) for t in request.tools)
+def _input(request: Request, counter: TokenCounter) -> int:
+    """The tokens a request sends, by ``counter``: the system prompt, every message, and each
+    tool's name, description and schema."""
+    tools = sum(
+        counter.count(t.name + t.description + json.dumps(t.parameters, default=str))
+        for t in request.tools
+    )
     messages = sum(message_tokens(m, counter) for m in request.messages)
-    return counter.count(request.system) + messages + tools // CHARS_PER_TOKEN
+    return counter.count(request.system) + messages + tools
 
 
 def _output(completion: Completion) -> int:

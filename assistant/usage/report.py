@@ -22,6 +22,7 @@ class Line:
     calls: int
     tokens: int
     cost: float
+    estimated: int = 0  # of its calls, those counted by our estimate (no count from the server)
 
 
 @dataclass(frozen=True)
@@ -72,13 +73,16 @@ async def task_costs(
 
 async def _lines(session, user_id: int | None, since: str) -> tuple[Line, ...]:  # type: ignore[no-untyped-def]
     rows = await session.fetchall(
-        "SELECT user_id, source, task_id, COUNT(*), SUM(input_tokens + output_tokens), SUM(cost)"
-        f" FROM usage WHERE day >= ?{_whose(user_id)} GROUP BY user_id, source, task_id"
+        "SELECT user_id, source, task_id, COUNT(*), SUM(input_tokens + output_tokens), SUM(cost),"
+        f" SUM(estimated) FROM usage WHERE day >= ?{_whose(user_id)}"
+        " GROUP BY user_id, source, task_id"
         " ORDER BY SUM(cost) DESC, SUM(input_tokens + output_tokens) DESC",
         (since, *_id(user_id)),
     )
     return tuple(
-        Line(int(r[0]), str(r[1]), str(r[2]), int(r[3]), int(r[4] or 0), float(r[5] or 0))
+        Line(
+            int(r[0]), str(r[1]), str(r[2]), int(r[3]), int(r[4] or 0), float(r[5] or 0), int(r[6])
+        )
         for r in rows
     )
 

@@ -14,6 +14,8 @@ from assistant.usage.report import Line, Report
 def over_budget(error: BudgetError, language: str, zone: str) -> str:
     """Why the model was not asked, and when it can be again."""
     when = dates.moment(error.resets_at, zone, language)
+    if error.left > 0 and error.period in ("day", "month"):
+        return _too_big(error, language, when)
     if error.shared:
         return tr(
             language,
@@ -38,21 +40,45 @@ def over_budget(error: BudgetError, language: str, zone: str) -> str:
     return tr(language, "This task's monthly cap is spent; it runs again {when}.", when=when)
 
 
-def alert(found: Alert, language: str) -> str:
-    """The owner's notice: who reached how much of which limit."""
+def _too_big(error: BudgetError, language: str, when: str) -> str:
+    """A call that needs more than the budget has left: how much each, never "spent"."""
+    needed = amount(error.needed, error.unit, language)
+    left = amount(error.left, error.unit, language)
+    if error.period == "day":
+        return tr(
+            language,
+            "This would need up to {needed} of the model; today's budget has {left} left "
+            "(it starts again {when}). Reminders, notes and commands still work.",
+            needed=needed,
+            left=left,
+            when=when,
+        )
+    return tr(
+        language,
+        "This would need up to {needed} of the model; this month's budget has {left} left "
+        "(it starts again {when}). Reminders, notes and commands still work.",
+        needed=needed,
+        left=left,
+        when=when,
+    )
+
+
+def alert(found: Alert, language: str, name: str = "") -> str:
+    """The owner's notice: who (by name) reached how much of which limit."""
     limit = amount(found.limit, found.unit, language)
+    who = name or f"#{found.user_id}"
     if found.period == "day":
         return tr(
             language,
             "💸 {user} has used {level}% of the day's budget ({limit}).",
-            user=found.user_id,
+            user=who,
             level=found.level,
             limit=limit,
         )
     return tr(
         language,
         "💸 {user} has used {level}% of the month's budget ({limit}).",
-        user=found.user_id,
+        user=who,
         level=found.level,
         limit=limit,
     )
@@ -94,7 +120,8 @@ def usage_text(
     if everyone:
         lines.append(tr(language, "By person, the last 30 days:"))
         called = names or {}
-        for person, group in _grouped(found.recent, lambda line: _person(line, called)):
+        by_person = _grouped(found.recent, lambda line: _person(line, called, language))
+        for person, group in by_person:
             lines.append(f"• {person}: {_sum(group, unit, language)}")
     return "\n".join(lines)
 
@@ -104,6 +131,8 @@ def _sum(lines: Iterable[Line], unit: str, language: str) -> str:
     calls = sum(line.calls for line in taken)
     tokens = amount(sum(line.tokens for line in taken), "tokens", language)
     counted = ntr(language, "{n} call", "{n} calls", calls)
+    if estimated := sum(line.estimated for line in taken):
+        counted += ", " + ntr(language, "{n} estimated", "{n} estimated", estimated)
     if unit == "tokens":
         return f"{tokens} ({counted})"
     return f"{amount(sum(line.cost for line in taken), unit, language)}, {tokens} ({counted})"
@@ -120,9 +149,11 @@ def _source(line: Line, tasks: Mapping[str, str], language: str) -> str:
     return tr(language, "chat")
 
 
-def _person(line: Line, names: Mapping[int, str]) -> str:
-    name = names.get(line.user_id, "")
-    return f"{name} ({line.user_id})" if name else str(line.user_id)
+def _person(line: Line, names: Mapping[int, str], language: str) -> str:
+    """A person by name; by their number only when they never said one."""
+    if line.source == "system":
+        return tr(language, "the assistant's own checks")
+    return names.get(line.user_id, "") or f"#{line.user_id}"
 
 
 def _grouped(lines: tuple[Line, ...], key: Callable[[Line], str]) -> list[tuple[str, list[Line]]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.errors import AssistantError
 from assistant.locales import ENGLISH, tr
 from assistant.memory.notes import Note
 from assistant.scheduler import Notice
@@ -30,6 +31,7 @@ class Reply:
     buttons: tuple[tuple[Button, ...], ...] = ()
     files: tuple[tuple[str, bytes], ...] = ()
     images: tuple[Attachment, ...] = ()
+    failure: AssistantError | None = None  # ours (a write failed), not a refusal: an exit
 
 
 def task_buttons(task: Task, language: str = ENGLISH) -> tuple[Button, ...]:

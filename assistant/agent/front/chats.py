@@ -86,7 +86,7 @@ class ChatQueues:
         self._closing = True
         dropped = sum(max(len(w) - 1, 0) for w in self._waiting.values())
         if dropped:
-            log.warning("shutting down: %d queued messages were not answered", dropped)
+            log.warning("shutting down: %d queued messages left for the next start", dropped)
         for waiting in self._waiting.values():
             while len(waiting) > 1:
                 waiting.pop()

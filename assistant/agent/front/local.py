@@ -31,6 +31,7 @@ from assistant.agent.front.naming import (
     task_named,
     without_hour,
 )
+from assistant.agent.front.nomodel import NoModel
 from assistant.agent.front.spending import Spending
 from assistant.agent.front.zones import set_zone, time_here, time_in
 from assistant.agent.person import Person
@@ -75,7 +76,7 @@ class LocalFirst:
         *,
         questions: Questions,
         people: People | None = None,
-        no_model: str = "",
+        no_model: NoModel | None = None,
         spending: Spending | None = None,
     ) -> None:
         self._spending = spending
@@ -85,14 +86,15 @@ class LocalFirst:
         self._conversations = conversations
         self._questions = questions
         self._clock = clock
-        self._no_model = no_model  # why there is no model, when there is none
+        self._no_model = no_model  # what is said when there is no model
 
     async def answer(self, person: Person, text: str) -> Reply | None:
         """The reply to a request understood locally; else the honest line when there is no
         model, or None for the model to answer."""
         reply = await self.understood(person, text)
-        if reply is None and self._no_model:
-            return Reply(self.without_model(text, person.language))
+        if reply is None and self._no_model is not None:
+            language = spoken(person.language, text)
+            return Reply(self._no_model.line(person.user_id, language, person.timezone))
         return reply
 
     async def understood(self, person: Person, text: str) -> Reply | None:
@@ -124,16 +126,8 @@ class LocalFirst:
 
     def without_model(self, text: str, language: str = "") -> str:
         """What works with no model, and how to set one up, in the person's language (else
-        the one of ``text``)."""
-        return tr(
-            spoken(language, text),
-            "I have no language model, so I understood only what I can do without one: "
-            "reminders (“remind me in 10 minutes to stretch”, “every weekday at 6pm water the "
-            "plants”), notes (“note that the locker code is 4312”), your lists (“what are my "
-            "reminders”, “show my notes”), the time (“what time is it in Tokyo”) and the slash "
-            "commands (/help). For anything else, set up a model: {why}",
-            why=self._no_model,
-        )
+        the one of ``text``): for the command line."""
+        return self._no_model.explained(text, language) if self._no_model else ""
 
     async def press(self, person: Person, data: str) -> Reply:
         """A time-of-day button under a reminder that named days but no time."""

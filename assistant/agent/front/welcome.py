@@ -18,12 +18,13 @@ def menu(language: str = ENGLISH) -> dict[str, str]:
         "notes": tr(language, "your latest notes"),
         "note": tr(language, "/note <text>: save a note"),
         "search": tr(language, "/search <words>: search notes and past chats"),
-        "tz": tr(language, "/tz <city or Area/City>: set your timezone"),
+        "tz": tr(language, "/tz <city, Area/City or UTC+3>: set your timezone"),
         "lang": tr(language, "/lang en|ru: the language I answer you in"),
         "clear": tr(language, "start the conversation afresh (notes and tasks stay)"),
         "stop": tr(language, "stop what I am doing"),
         "audit": tr(language, "the tools I used lately"),
         "export": tr(language, "your notes, tasks and conversations as files"),
+        "usage": tr(language, "what the model cost: today, this month and 30 days"),
     }
 
 

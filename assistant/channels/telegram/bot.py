@@ -16,6 +16,7 @@ import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -54,10 +55,12 @@ from assistant.agent.channel import Assistant
 from assistant.agent.front.buttons import Button, notice_buttons
 from assistant.agent.front.chats import ChatQueues
 from assistant.agent.front.welcome import menu
+from assistant.channels.telegram.backlog import catch_up
 from assistant.channels.telegram.durations import seconds
 from assistant.channels.telegram.entities import Rendered
 from assistant.channels.telegram.handlers import Handlers
 from assistant.channels.telegram.pieces import plain_pieces
+from assistant.channels.telegram.received import from_answer, from_update
 from assistant.channels.telegram.sending import edit_piece, rendered, send_all
 from assistant.channels.telegram.strangers import Strangers
 from assistant.config import SpeechSettings
@@ -68,6 +71,7 @@ from assistant.errors import (
     StartupError,
 )
 from assistant.locales import tr
+from assistant.memory.inbox import Inbox
 from assistant.scheduler import Notice
 
 log = logging.getLogger(__name__)
@@ -98,16 +102,21 @@ class Webhook:
 
 
 class _PollRequest(HTTPXRequest):
-    """The getUpdates connection, noting when Telegram last answered it (for /healthz)."""
+    """The getUpdates connection, noting when Telegram last answered it (for /healthz), and
+    keeping the updates it brings in the inbox before they are acknowledged (the next
+    getUpdates does that; a store that fails makes the poll fail, so Telegram keeps them)."""
 
     def __init__(self, tls: ssl.SSLContext) -> None:
         super().__init__(connection_pool_size=1, httpx_kwargs={"verify": tls})
         self.answered_at: float | None = None
+        self.inbox: Inbox | None = None
 
     async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
         """Make the request; an answer of any status shows the Bot API is reachable."""
         answer = await super().do_request(*args, **kwargs)
         self.answered_at = time.monotonic()
+        if self.inbox is not None and answer[0] == 200:
+            await self.inbox.keep(from_answer(answer[1]))
         return answer
 
 
@@ -133,6 +142,7 @@ class TelegramChannel:
         self._base_url = base_url
         self.edit_interval = edit_interval
         self._strangers = Strangers()
+        self._inbox: Inbox | None = None
         # One TLS context for both connections: loading the certificate authorities takes
         # about 50 ms, once each at start-up otherwise.
         tls = httpx.create_ssl_context()
@@ -151,18 +161,19 @@ class TelegramChannel:
         self.application: Application = builder.build()  # type: ignore[type-arg]
         self.application.add_handler(TypeHandler(Update, self._gate), group=-1)
 
-    async def start(self, assistant: Assistant, queues: ChatQueues) -> None:
-        """Connect (getMe), list the commands in the menu, and start taking updates for
-        ``assistant``, plain messages through ``queues``."""
-        handlers = Handlers(self, assistant, queues)
-        app = self.application
-        messages = filters.UpdateType.MESSAGE
-        app.add_handler(MessageHandler(filters.TEXT & messages, handlers.message))
-        app.add_handler(MessageHandler((filters.VOICE | filters.AUDIO) & messages, handlers.voice))
-        app.add_handler(MessageHandler(filters.Document.ALL & messages, handlers.document))
-        app.add_handler(MessageHandler(filters.PHOTO & messages, handlers.photo))
-        app.add_handler(MessageHandler(filters.LOCATION & messages, handlers.location))
-        app.add_handler(CallbackQueryHandler(handlers.button))
+    async def start(
+        self,
+        assistant: Assistant,
+        queues: ChatQueues,
+        inbox: Inbox | None = None,
+        replay_for: timedelta = timedelta(hours=6),
+    ) -> None:
+        """Connect (getMe), list the commands in the menu, handle what the last run left
+        unanswered (``inbox``), and start taking updates for ``assistant``, plain messages
+        through ``queues``."""
+        self._inbox = self._polls.inbox = inbox
+        handlers = Handlers(self, assistant, queues, inbox)
+        self._handle(handlers)
         try:
             await self.application.initialize()
             commands = [BotCommand(name, about[:256]) for name, about in menu().items()]
@@ -178,6 +189,8 @@ class TelegramChannel:
                 "check the network and telegram.base_url, then start again"
             ) from None
         await self.application.start()
+        if inbox is not None:
+            await catch_up(self.application, self, assistant, inbox, replay_for)
         updater = self.application.updater
         assert updater is not None
         if self._webhook is None:
@@ -193,6 +206,19 @@ class TelegramChannel:
             allowed_updates=UPDATES,
             secret_token=hook.secret,  # Telegram sends it back; other requests get 403
         )
+
+    def _handle(self, handlers: Handlers) -> None:
+        """Each kind of update to its handler, marked answered in the inbox when done."""
+        messages, kept = filters.UpdateType.MESSAGE, handlers.kept
+        for kind, handler in (
+            (filters.TEXT, handlers.message),
+            (filters.VOICE | filters.AUDIO, handlers.voice),
+            (filters.Document.ALL, handlers.document),
+            (filters.PHOTO, handlers.photo),
+            (filters.LOCATION, handlers.location),
+        ):
+            self.application.add_handler(MessageHandler(kind & messages, kept(handler)))
+        self.application.add_handler(CallbackQueryHandler(kept(handlers.button)))
 
     def polling_problem(self, now: float) -> str | None:
         """Why updates are not coming in (for /healthz), or None while they are."""
@@ -225,9 +251,13 @@ class TelegramChannel:
         chat = update.effective_chat if isinstance(update, Update) else None
         allowed = user is not None and user.id in self._allowed
         private = chat is None or chat.type == ChatType.PRIVATE or not self._private_only
-        if allowed and private:
-            return
+        if allowed and private and isinstance(update, Update):
+            if self._inbox is None or await self._inbox.take(from_update(update)):
+                return
+            raise ApplicationHandlerStop  # taken before: by a run before the restart, or twice
         self._strangers.ignored(user.id if user is not None else 0)
+        if self._inbox is not None and isinstance(update, Update):
+            await self._inbox.mark(update.update_id, "answered")
         raise ApplicationHandlerStop
 
     async def typing(self, chat_id: int) -> None:

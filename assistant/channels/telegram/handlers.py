@@ -1,9 +1,12 @@
-"""What the bot does with the updates its gate lets in: words, voice notes and buttons."""
+"""What the bot does with the updates its gate lets in: words, voice notes and buttons; each
+update marked in the inbox as it is begun and when it is answered."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from telegram import Message, Update
 from telegram.error import TelegramError
@@ -23,6 +26,7 @@ from assistant.channels.telegram.sending import send_piece
 from assistant.config import SpeechSettings
 from assistant.errors import BudgetError, DocumentError, FetchError, StorageError
 from assistant.llm.types import Attachment, Document, Image
+from assistant.memory.inbox import Inbox, State
 from assistant.metrics import UPDATES as HANDLED
 from assistant.usage.telling import over_budget
 
@@ -31,36 +35,61 @@ log = logging.getLogger(__name__)
 BUSY = "I am still busy with your earlier messages; try again in a moment."
 QUOTED = 300  # characters of a transcript shown back to the user
 DOWNLOAD_FAILED = "I could not download that {what} from Telegram; please send it again."
+Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Awaitable[bool | None]]
 
 
 class Handlers:
     """What the channel does with the updates the gate lets in, for one assistant."""
 
-    def __init__(self, channel: Sender, assistant: Assistant, queues: ChatQueues) -> None:
+    def __init__(
+        self,
+        channel: Sender,
+        assistant: Assistant,
+        queues: ChatQueues,
+        inbox: Inbox | None = None,
+    ) -> None:
         self._channel = channel
         self._assistant = assistant
         self._queues = queues
+        self._inbox = inbox
 
-    async def message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    def kept(
+        self, handler: Handler
+    ) -> Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]:
+        """``handler`` with its update marked answered when it is done, unless it queued the
+        words (their turn marks them)."""
+
+        async def handle(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+            queued = False
+            try:
+                queued = bool(await handler(update, context))
+            finally:
+                if not queued:
+                    await self._mark(update.update_id, "answered")
+
+        return handle
+
+    async def message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         """A slash command at once; plain words into the chat's queue, or "busy"."""
         sender = await self._sender(update, "message")
         if sender is not None and sender[0].text:
-            await self._take(sender[1], sender[0].text)
+            return await self._take(update.update_id, sender[1], sender[0].text)
+        return False
 
-    async def voice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def voice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         """A voice note or audio file: transcribed, shown back in a quote, then taken as if
         typed (commands included). The audio is kept only for this call."""
         sender = await self._sender(update, "voice")
         sound = sender and (sender[0].voice or sender[0].audio)
         if sender is None or not sound:
-            return
+            return False
         person = sender[1]
         chat_id = person.chat_id
         # to_dict: reading .duration warns that it will become a timedelta
         refusal = too_long(self._channel.speech, sound.to_dict().get("duration"), sound.file_size)
         if refusal:
             await self._channel.send(chat_id, refusal)
-            return
+            return False
         try:
             audio = await (await sound.get_file()).download_as_bytearray()
             name = getattr(sound, "file_name", None) or "voice.ogg"
@@ -68,18 +97,18 @@ class Handlers:
             words = await self._assistant.transcribe(bytes(audio), name, person, length)
         except (FetchError, TelegramError) as exc:
             await self._channel.send(chat_id, unheard(exc))
-            return
+            return False
         except BudgetError as exc:  # the minutes were not sent to be heard
             await self._channel.send(chat_id, over_budget(exc, person.language, person.timezone))
-            return
+            return False
         await send_piece(self._channel.api, chat_id, quoted(words), None)
-        await self._take(person, words)
+        return await self._take(update.update_id, person, words)
 
-    async def document(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def document(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         """A text file or PDF: read into the turn as untrusted data, with its caption."""
         sender = await self._sender(update, "document")
         if sender is None or sender[0].document is None:
-            return
+            return False
         message, person = sender
         document = message.document
         assert document is not None
@@ -87,19 +116,20 @@ class Handlers:
         refused = documents.refusal(name, mime, document.file_size)
         if refused:
             await self._channel.send(person.chat_id, refused)
-            return
+            return False
         try:
             data = await (await document.get_file()).download_as_bytearray()
             framed = await documents.read_document(name, mime, bytes(data))
         except DocumentError as exc:
             await self._channel.send(person.chat_id, str(exc))
-            return
+            return False
         except TelegramError as exc:
             log.warning("could not download a document: %s", exc.message)
             await self._channel.send(person.chat_id, DOWNLOAD_FAILED.format(what="file"))
-            return
+            return False
         caption = (message.caption or "").strip() or "I am sending you this file."
-        await self._take(person, f"{caption}\n[file: {name}]", (Document(name, framed),))
+        attached = (Document(name, framed),)
+        return await self._take(update.update_id, person, f"{caption}\n[file: {name}]", attached)
 
     async def _sender(self, update: Update, kind: str) -> tuple[Message, Person] | None:
         """The message and who sent it (counted as ``kind``); None when there is none."""
@@ -114,48 +144,72 @@ class Handlers:
             await self._channel.send(message.chat_id, str(exc))
             return None
 
-    async def location(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def location(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         """A shared location: the person's time zone is set from it, offline."""
         sender = await self._sender(update, "location")
         where = sender[0].location if sender is not None else None
         if sender is None or where is None:
-            return
+            return False
         person = sender[1]
         reply = await self._assistant.located(person, where.latitude, where.longitude)
         await self._channel.send(person.chat_id, reply.text, reply.buttons)
+        return False
 
-    async def photo(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def photo(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         """A photo, with or without a caption: shown to the model when it can see."""
         sender = await self._sender(update, "photo")
         if sender is None or not sender[0].photo:
-            return
+            return False
         message, person = sender
         size = pictures.best_size(message.photo)
         if size is None:
             await self._channel.send(person.chat_id, pictures.TOO_BIG)
-            return
+            return False
         try:
             data = await (await size.get_file()).download_as_bytearray()
         except TelegramError as exc:
             log.warning("could not download a photo: %s", exc.message)
             await self._channel.send(person.chat_id, DOWNLOAD_FAILED.format(what="photo"))
-            return
+            return False
         caption = (message.caption or "").strip()
         if caption.startswith("/"):  # a command with a picture: the command is what counts
-            await self._take(person, caption)
-            return
+            return await self._take(update.update_id, person, caption)
         picture = Image("image/jpeg", bytes(data))  # Telegram sends photos as JPEG
-        await self._take(person, pictures.words(caption), (picture,))
+        return await self._take(update.update_id, person, pictures.words(caption), (picture,))
 
     async def _take(
-        self, person: Person, text: str, attachments: tuple[Attachment, ...] = ()
-    ) -> None:
+        self, update_id: int, person: Person, text: str, attachments: tuple[Attachment, ...] = ()
+    ) -> bool:
+        """A command answered at once; words into the chat's queue (True), or "busy"."""
         if text.startswith("/") and not attachments:
             await self._answer(person, text)
-        elif not self._queues.submit(
-            person.chat_id, lambda: self._answer(person, text, attachments)
-        ) and self._queues.first_refusal(person.chat_id):
+            return False
+        if self._queues.submit(
+            person.chat_id, lambda: self._turn(update_id, person, text, attachments)
+        ):
+            return True
+        if self._queues.first_refusal(person.chat_id):
             await self._channel.send(person.chat_id, BUSY)
+        return False
+
+    async def _turn(
+        self, update_id: int, person: Person, text: str, attachments: tuple[Attachment, ...]
+    ) -> None:
+        """A queued message answered, marked begun and then answered in the inbox; one cut by
+        a stop stays begun (the next start tells the person)."""
+        await self._mark(update_id, "started")
+        try:
+            await self._answer(person, text, attachments)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            await self._mark(update_id, "answered")
+            raise
+        await self._mark(update_id, "answered")
+
+    async def _mark(self, update_id: int, state: State) -> None:
+        if self._inbox is not None:
+            await self._inbox.mark(update_id, state)
 
     async def _answer(
         self, person: Person, text: str, attachments: tuple[Attachment, ...] = ()

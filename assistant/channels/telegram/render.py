@@ -162,7 +162,7 @@ class _Writer:
 
 
 def _blocks(tokens: Sequence[Token], w: _Writer) -> None:
-    lists: list[list[int]] = []  # per open list: [depth, next number or -1 for bullets]
+    lists: list[bool] = []  # per open list: whether it is numbered
     at = 0
     while at < len(tokens):
         token = tokens[at]
@@ -176,23 +176,21 @@ def _blocks(tokens: Sequence[Token], w: _Writer) -> None:
             at = end
         elif kind in ("bullet_list_open", "ordered_list_open"):
             w.space(1 if lists else 2)
-            start = int(token.attrGet("start") or 1) if kind == "ordered_list_open" else -1
-            lists.append([len(lists), start])
+            lists.append(kind == "ordered_list_open")
         elif kind in ("bullet_list_close", "ordered_list_close"):
             lists.pop()
         elif kind == "list_item_open":
-            _item(lists[-1], w)
+            _item(token, len(lists) - 1, lists[-1], w)
         else:
             _block(token, w)
         at += 1
 
 
-def _item(current: list[int], w: _Writer) -> None:
-    depth, number = current
+def _item(token: Token, depth: int, numbered: bool, w: _Writer) -> None:
+    """A list item's marker: a numbered one keeps the number written (notes 4, 3, 2 stay 4, 3,
+    2; Markdown would count on from the first)."""
     w.space(1)
-    marker = "•" if number < 0 else f"{number}."
-    if number >= 0:
-        current[1] += 1
+    marker = f"{token.info}{token.markup}" if numbered else "•"
     w.text("   " * depth + marker + " ")
     w.item_start = True
 
