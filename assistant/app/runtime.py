@@ -37,15 +37,16 @@ from assistant.app import (
     owner_of,
     scheduler_settings,
 )
+from assistant.app.deliveries import Deliveries, welcome_back
 from assistant.app.outside import Outside, outside
 from assistant.app.spending import kept_for_owner, meter
 from assistant.clock import Clock
 from assistant.db import Database, open_database
-from assistant.errors import FetchError, LLMError, RecipientBlockedError
+from assistant.errors import FetchError, LLMError
 from assistant.llm.model import Model
 from assistant.llm.provider import build_model, build_sizer
 from assistant.llm.types import Attachment, Completion, Payer, Request, StreamEvent
-from assistant.locales import ENGLISH, known_language, spoken
+from assistant.locales import known_language, spoken
 from assistant.memory.approvals import ApprovalBook
 from assistant.memory.audit import AuditLog
 from assistant.memory.conversation import Conversations
@@ -53,9 +54,8 @@ from assistant.memory.export import gather
 from assistant.memory.handover import hand_over
 from assistant.memory.people import People
 from assistant.memory.questions import Questions
-from assistant.metrics import DELIVERIES_FAILED, Streak
 from assistant.scheduler import Executor as TaskExecutor
-from assistant.scheduler import Notice, Outbox, ReminderExecutor, Scheduler
+from assistant.scheduler import Outbox, ReminderExecutor, Scheduler
 from assistant.tasks import TaskKind, TaskStore
 from assistant.tools import Registry
 from assistant.tools.jobs import ApiCallExecutor, WebSearchExecutor
@@ -102,40 +102,6 @@ class UnconfiguredModel:
 
     async def close(self) -> None:
         """Nothing to close."""
-
-
-class Deliveries:
-    """The channel's outbox as the scheduler uses it: a user who blocked the bot gets their
-    tasks paused, and back when they write again."""
-
-    def __init__(self, channel: Outbox, people: People, tasks: TaskStore, clock: Clock) -> None:
-        self._channel = channel
-        self._clock = clock
-        self._people = people
-        self._tasks = tasks
-        self.failing = Streak()  # for the owner's alerts
-
-    async def deliver(self, notice: Notice) -> int:
-        """Send through the channel, in the owner's language; a block pauses their tasks."""
-        if notice.words is not None:
-            language = (await self._people.get(notice.owner.user_id)).language
-            language = language or ENGLISH
-            notice = replace(notice, text=notice.words(language), language=language)
-        try:
-            message_id = await self._channel.deliver(notice)
-        except RecipientBlockedError:
-            DELIVERIES_FAILED.inc()
-            user = notice.owner.user_id
-            await self._people.set_blocked(user, True)
-            paused = await self._tasks.pause_blocked(user)
-            log.warning("user %d blocked the bot; paused %d of their tasks", user, paused)
-            raise
-        except Exception as exc:
-            DELIVERIES_FAILED.inc()
-            self.failing.failed(self._clock.now(), type(exc).__name__)
-            raise
-        self.failing.ok()
-        return message_id
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,30 +183,13 @@ class Runtime:
         """A slash command's reply, or the agent's answer to plain words (and attachments)."""
         if bad := unencodable(text):
             return Response(unreadable(bad), ending="invalid")
-        welcome = await self._welcome_back(person.user_id)
+        welcome = await welcome_back(self.people, self.tasks, person.user_id)
         result = await self.door.answer(person, text, sink, attachments=attachments)
-        told = "\n\n".join(filter(None, (welcome, await self._kept_alerts(person))))
+        kept = ""
+        if self.kept is not None and person.user_id == owner_of(self.setup.config):
+            kept = await kept_for_owner(self.kept, self.people, spoken(person.language, ""))
+        told = "\n\n".join(filter(None, (welcome, kept)))
         return replace(result, text=f"{told}\n\n{result.text}") if told else result
-
-    async def _kept_alerts(self, person: Person) -> str:
-        """Budget alerts the owner could not be sent, said when they next write."""
-        if self.kept is None or person.user_id != owner_of(self.setup.config):
-            return ""
-        return await kept_for_owner(self.kept, self.people, spoken(person.language, ""))
-
-    async def _welcome_back(self, user_id: int) -> str:
-        """A user who had blocked the bot writes again: their paused tasks come back."""
-        if not (await self.people.get(user_id)).blocked:
-            return ""
-        await self.people.set_blocked(user_id, False)
-        resumed = await self.tasks.resume_blocked(user_id)
-        if not resumed:
-            return ""
-        ids = ", ".join(t.id for t in resumed)
-        return (
-            f"Welcome back! I had paused {len(resumed)} task(s) while I could not reach you; "
-            f"they run again: {ids}."
-        )
 
 
 @asynccontextmanager

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from assistant.locales import language_of, words
 from assistant.schedules import languages, vocabulary
 from assistant.schedules.words import read_as
+from assistant.schedules.written import at, at_clocks, dotted
 
 # A clock time, a date in one of its written forms, a number (with a unit glued on), a word, or
 # one other character. Each alternative is a bounded run: no nested quantifiers.
@@ -32,7 +33,6 @@ _MONTH_DAYS = re.compile(
     r"(?:\bevery )?(?:on )?(\d{1,2}(?: and \d{1,2}| \d{1,2}){0,30}) dom\b(?: of every month)?"
 )
 _EVERY_MONTHS = re.compile(r"\bevery \d+ months\b")
-_DOTTED = re.compile(r"(\d{1,2})\.(\d{2})")
 _REPEATING = frozenset({"every", "daily", "weekdays", "weekends", "day"})
 
 
@@ -53,8 +53,8 @@ def rewrite(text: str, zone: str, now: datetime) -> Rewritten:
     if any(mark in normalized for mark in "*@#"):
         return Rewritten(normalized)
     tokens = [read_as(t) for t in _TOKEN.findall(normalized) if t not in _DROPPED]
-    tokens = _dotted(_ordinals(_translated(_split_iso(tokens))))
-    tokens = _at_days(_clock_words(_numbers(_at_clocks(tokens))))
+    tokens = dotted(_ordinals(_translated(_split_iso(tokens))))
+    tokens = _at_days(_clock_words(_numbers(at_clocks(tokens))))
     joined = " ".join(tokens).replace(" :00", ":00")
     joined = _from_now(_dates(_clock_phrases(_month_days(_times_a_week(joined)))))
     on_24h = words.of(language_of(text), "clock_24h")
@@ -78,23 +78,6 @@ def _more_clocks(read: Rewritten) -> Rewritten:
     return replace(read, text=" ".join(parts))
 
 
-def _dotted(tokens: list[str]) -> list[str]:
-    """«в 16.00», «9.30» are clock times where no month could be (a day and a month need one of
-    1 to 12); "1.25 hours" stays a span."""
-    return [
-        _clock_of(t) if _at(tokens, i + 1) not in vocabulary.UNITS else t
-        for i, t in enumerate(tokens)
-    ]
-
-
-def _clock_of(token: str) -> str:
-    found = _DOTTED.fullmatch(token)
-    if found is None:
-        return token
-    hour, minute = int(found[1]), int(found[2])
-    return f"{hour}:{found[2]}" if hour <= 23 and (minute == 0 or 12 < minute <= 59) else token
-
-
 def _split_iso(tokens: list[str]) -> list[str]:
     """``2026-12-24t18:00`` is a date and a time: the ``t`` between them goes."""
     return [
@@ -110,7 +93,7 @@ def _at_days(tokens: list[str]) -> list[str]:
     return [
         t
         for i, t in enumerate(tokens)
-        if not (t == "at" and _names_day(_at(tokens, i + 1 + (_at(tokens, i + 1) == "next"))))
+        if not (t == "at" and _names_day(at(tokens, i + 1 + (at(tokens, i + 1) == "next"))))
     ]
 
 
@@ -146,38 +129,6 @@ def _numbers(tokens: list[str]) -> list[str]:
             out.append(word)
         i += 1
     return out
-
-
-def _at_clocks(tokens: list[str]) -> list[str]:
-    """«на 12:00», «на 6 утра», «на воскресенье» are ``at 12:00``, ``at 6 am``, ``sunday``: a
-    word each pack lists (``clock_before``) means "at" only before a clock time, written or with
-    its part of the day, or a day (where "at" goes)."""
-    before = words.listed("clock_before")
-    return [
-        "at" if t in before and (_clock_at(tokens, i + 1) or _a_day(_at(tokens, i + 1))) else t
-        for i, t in enumerate(tokens)
-    ]
-
-
-def _a_day(word: str) -> bool:
-    """Whether a word is one day: today, tomorrow, a weekday (not "day" or "every")."""
-    return word in ("today", "tomorrow") or vocabulary.weekday(word) is not None
-
-
-def _at(tokens: list[str], index: int) -> str:
-    return tokens[index] if index < len(tokens) else ""
-
-
-def _clock_at(tokens: list[str], at: int) -> bool:
-    """Whether a clock time starts at ``tokens[at]``: ``12:00``, or an hour before am or pm."""
-    said = tokens[at : at + 2]
-    if said and re.fullmatch(r"\d{1,2}:\d{2}", said[0]):
-        return True
-    return (
-        len(said) == 2
-        and re.fullmatch(r"\d{1,2}", said[0]) is not None
-        and said[1] in ("am", "pm", *_PARTS)
-    )
 
 
 def _ordinals(tokens: list[str]) -> list[str]:
