@@ -192,6 +192,7 @@ class BudgetError(LLMError):
         needed: float = 0.0,
         left: float = 0.0,
         unit: str = "tokens",
+        held: float = 0.0,
     ) -> None:
         super().__init__(message)
         self.period: BudgetPeriod = period
@@ -200,6 +201,7 @@ class BudgetError(LLMError):
         self.needed = needed
         self.left = left
         self.unit = unit  # of ``needed`` and ``left``: "tokens", or the budget's currency
+        self.held = held  # of what is not left, what answers in progress hold until they end
 
 
 class LLMAuthError(LLMError):

@@ -112,3 +112,16 @@ async def test_estimated_counts_are_marked_in_usage(tmp_path, clock):
             await runtime.answer(person, "hi")
             shown = await runtime.answer(person, "/usage")
     assert "(1 call, 1 estimated)" in shown.text
+
+
+def test_a_refusal_says_what_answers_in_progress_hold():
+    from datetime import UTC, datetime
+
+    from assistant.errors import BudgetError
+    from assistant.usage.telling import over_budget
+
+    ends = datetime(2026, 11, 28, 23, 0, tzinfo=UTC)
+    error = BudgetError("", "day", ends, needed=2400, left=900, unit="tokens", held=5000)
+    said = over_budget(error, "en", "Europe/Berlin")
+    assert said.startswith("This would need up to 2 400 tokens of the model; today's budget has")
+    assert "900 tokens left" in said and "Answers in progress hold 5 000 tokens" in said

@@ -145,7 +145,7 @@ class Ledger:
                 None if fitted is None else await self._hold(session, payer, window, model, fitted)
             )
         if fitted is None or held is None:
-            raise self._refusal(window, min(rooms), self._measure(model, worst))
+            raise await self._refusal(payer, window, min(rooms), self._measure(model, worst))
         return Held(held, fitted.output_tokens)
 
     async def _hold(
@@ -246,13 +246,16 @@ class Ledger:
             checks.append(("task", "month", payer.task_cap))
         return [check for check in checks if check[2]]
 
-    def _refusal(
-        self, window: Window, tightest: tuple[float, Whose, Span], needed: float
+    async def _refusal(
+        self, payer: Payer, window: Window, tightest: tuple[float, Whose, Span], needed: float
     ) -> BudgetError:
-        """The budget a call does not fit, said with what it needs, what is left, and when
-        the budget starts again."""
+        """The budget a call does not fit, said with what it needs, what is left (and how
+        much answers in progress hold of it), and when the budget starts again."""
         room, whose, span = tightest
         period: BudgetPeriod = "task" if whose == "task" else span
+        sql, values = self._spent_sql(payer, window, whose, span, in_progress=True)
+        async with self._db.read() as session:
+            row = await session.fetchone(sql, values)
         return BudgetError(
             f"the {whose}'s {span} budget has {max(room, 0):g} left; the call needs {needed:g}",
             period,
@@ -261,12 +264,14 @@ class Ledger:
             needed=needed,
             left=max(room, 0.0),
             unit=self.unit,
+            held=float(row[0]) if row else 0.0,
         )
 
     def _spent_sql(
-        self, payer: Payer, window: Window, whose: Whose, span: Span
+        self, payer: Payer, window: Window, whose: Whose, span: Span, *, in_progress: bool = False
     ) -> tuple[str, tuple[object, ...]]:
-        """What ``whose`` used in the day or the month (reservations included), as SQL."""
+        """What ``whose`` used in the day or the month (reservations included; only those of
+        calls in progress with ``in_progress``), as SQL."""
         column, value = {
             "person": ("user_id", payer.user_id),
             "group": ("grouped", 1),
@@ -275,7 +280,7 @@ class Ledger:
         days = "day = ?" if span == "day" else "day >= ? AND day < ?"
         bounds = (window.day,) if span == "day" else (window.month_start, window.month_end)
         sql = f"SELECT COALESCE(SUM({self._metric}), 0) FROM usage WHERE {column} = ? AND {days}"
-        return sql, (value, *bounds)
+        return sql + (" AND settled = 0" if in_progress else ""), (value, *bounds)
 
     async def _used(
         self, session: Session, payer: Payer, window: Window, whose: Whose, span: Span

@@ -44,7 +44,15 @@ def _too_big(error: BudgetError, language: str, when: str) -> str:
     """A call that needs more than the budget has left: how much each, never "spent"."""
     needed = amount(error.needed, error.unit, language)
     left = amount(error.left, error.unit, language)
-    if error.period == "day":
+    said = _too_big_for(error.period, language, needed, left, when)
+    if error.held <= 0:
+        return said
+    held = amount(error.held, error.unit, language)
+    return said + " " + tr(language, "Answers in progress hold {held} until they end.", held=held)
+
+
+def _too_big_for(period: str, language: str, needed: str, left: str, when: str) -> str:
+    if period == "day":
         return tr(
             language,
             "This would need up to {needed} of the model; today's budget has {left} left "
