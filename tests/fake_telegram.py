@@ -25,6 +25,11 @@ class Call:
     params: dict[str, Any]
 
 
+# One bot's update ids only grow, across its restarts as Telegram's do: a fake started again
+# must not offer an id the inbox already holds.
+_UPDATE_IDS = itertools.count(1)
+
+
 @dataclass
 class FakeTelegram:
     """Queues updates for getUpdates and records what the bot sends."""
@@ -37,7 +42,7 @@ class FakeTelegram:
     files: dict[str, bytes] = field(default_factory=dict)  # file_id: content, for getFile
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
-    update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    update_ids: itertools.count[int] = field(default_factory=lambda: _UPDATE_IDS)
     language_code: str = ""  # the app's language the senders' messages say they use
 
     @property

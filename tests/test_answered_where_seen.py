@@ -78,3 +78,30 @@ class _Nowhere:
 
     def flush(self) -> None:
         pass
+
+
+async def test_a_yes_after_a_notice_was_delivered_is_not_for_the_approval(tmp_path):
+    from assistant.scheduler import Notice
+    from assistant.tasks import Owner
+
+    async with running(tmp_path) as (runtime, _, person):
+        await runtime.answer(person, "/note milk")
+        await runtime.answer(person, "delete note 1")
+        asks = Notice(Owner(USER, USER), "⏰ shall I water the plants?", "reminder")
+        await runtime.deliveries.deliver(asks)  # something else said in the chat since
+        said = await runtime.answer(person, "yes")
+        kept = await notes_of(runtime)
+    assert kept == ["milk"] and "Approved" not in said.text
+
+
+async def test_a_terminal_that_left_before_its_approval_was_asked_gets_it_refused(tmp_path):
+    import pytest
+
+    from assistant.errors import RunError
+
+    chat = Channel()
+    board = Switchboard(chat)
+    pending = Pending("t2", USER, USER, "api_call", "POST x", NOW, channel="terminal")
+    with pytest.raises(RunError):
+        await board.present(pending)  # never shown in the chat instead
+    assert chat.shown == []

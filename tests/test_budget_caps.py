@@ -125,3 +125,42 @@ def test_a_refusal_says_what_answers_in_progress_hold():
     said = over_budget(error, "en", "Europe/Berlin")
     assert said.startswith("This would need up to 2 400 tokens of the model; today's budget has")
     assert "900 tokens left" in said and "Answers in progress hold 5 000 tokens" in said
+
+
+async def test_a_call_that_timed_out_stays_counted_one_never_sent_is_given_back(tmp_path, clock):
+    from assistant.clock import FakeClock
+    from assistant.db import open_database
+    from assistant.errors import LLMUnavailableError, ModelSlowError
+    from assistant.llm.types import Payer
+    from assistant.pricing import BudgetSettings
+    from assistant.usage.ledger import Ledger
+    from assistant.usage.metered import MeteredModel
+
+    class Failing:
+        name = "failing"
+
+        def __init__(self, failure: Exception) -> None:
+            self.failure = failure
+
+        async def complete(self, request):
+            raise self.failure
+
+        async def close(self) -> None:
+            return None
+
+    async def told(alert) -> None:
+        return None
+
+    db = await open_database(tmp_path / "assistant.db")
+    ledger = Ledger(db, FakeClock(clock.now()), BudgetSettings(unit="tokens", daily=1e6), {})
+    request = Request("system", [UserMessage("hi")], payer=Payer(1, "UTC"))
+    for failure in (ModelSlowError("no answer in time"), LLMUnavailableError("refused")):
+        model = MeteredModel(Failing(failure), ledger, "m", reply_tokens=100, on_alert=told)
+        try:
+            await model.complete(request)
+        except type(failure):
+            pass
+    async with db.read() as session:
+        rows = await session.fetchall("SELECT output_tokens, estimated, settled FROM usage")
+    await db.close()
+    assert [tuple(r) for r in rows] == [(100, 1, 1)]  # the timeout's, at its worst case

@@ -96,17 +96,20 @@ def test_the_updates_a_poll_brings_are_read_for_the_inbox():
     assert from_answer(b"not json") == [] and from_answer(b'{"ok": false}') == []
 
 
-async def test_a_poll_whose_updates_cannot_be_kept_fails_so_telegram_keeps_them(monkeypatch):
+async def test_a_poll_whose_updates_cannot_be_kept_still_answers_them(monkeypatch, caplog):
+    """A database that cannot be written (a full disk) keeps nothing; the updates are still
+    answered (the person hears why) rather than offered again and again, unanswered."""
     import ssl
 
-    import pytest
     from telegram.request import HTTPXRequest
 
     from assistant.channels.telegram.bot import _PollRequest
     from assistant.errors import StorageError
 
+    answer = b'{"ok": true, "result": [{"update_id": 9, "message": {}}]}'
+
     async def answered(self, *args, **kwargs):
-        return 200, b'{"ok": true, "result": [{"update_id": 9, "message": {}}]}'
+        return 200, answer
 
     class Full:
         async def keep(self, received):
@@ -115,5 +118,38 @@ async def test_a_poll_whose_updates_cannot_be_kept_fails_so_telegram_keeps_them(
     monkeypatch.setattr(HTTPXRequest, "do_request", answered)
     poll = _PollRequest(ssl.create_default_context())
     poll.inbox = Full()  # type: ignore[assignment]
-    with pytest.raises(StorageError):
-        await poll.do_request("https://example.invalid/getUpdates", "POST")
+    assert await poll.do_request("https://example.invalid/getUpdates", "POST") == (200, answer)
+    assert "without being kept" in caplog.text
+
+
+async def test_an_update_no_handler_takes_is_done_with_not_told_about_later(
+    tmp_path, clock, monkeypatch
+):
+    async with served(tmp_path, clock, monkeypatch) as bot:
+        bot.telegram._push({"edited_message": {
+            "message_id": 1, "date": 1_700_000_000, "edit_date": 1_700_000_100, "text": "typo",
+            "chat": {"id": ADA, "type": "private"},
+            "from": {"id": ADA, "is_bot": False, "first_name": "Ada"},
+        }})  # fmt: skip
+        bot.telegram.message(ADA, "/tasks")
+        await eventually(
+            lambda: len(states(tmp_path)) == 2 and all(s == "answered" for _, s in states(tmp_path))
+        )
+    clock.advance(timedelta(hours=7))
+    async with served(tmp_path, clock, monkeypatch) as bot:
+        bot.telegram.message(ADA, "/notes")  # answered after what the start told, if anything
+        await eventually(lambda: any("note" in t for t in bot.telegram.texts()))
+        said = bot.telegram.texts()
+    assert not any("did not answer" in t for t in said)
+
+
+async def test_a_strangers_old_message_is_never_told_about(tmp_path, clock, monkeypatch):
+    db = await open_database(tmp_path / "assistant.db")
+    await Inbox(db, clock).keep([Received(10**9, 999, 999, "{}")])  # stored, then killed
+    await db.close()
+    clock.advance(timedelta(hours=7))
+    async with served(tmp_path, clock, monkeypatch) as bot:
+        bot.telegram.message(ADA, "/tasks")
+        await eventually(lambda: any("tasks" in t for t in bot.telegram.texts()))
+        calls = [c.params.get("chat_id") for c in bot.telegram.calls if c.method == "sendMessage"]
+    assert 999 not in calls and str(999) not in map(str, calls)

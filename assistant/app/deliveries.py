@@ -9,6 +9,7 @@ from dataclasses import replace
 from assistant.clock import Clock
 from assistant.errors import RecipientBlockedError
 from assistant.locales import ENGLISH
+from assistant.memory.approvals import ApprovalBook
 from assistant.memory.people import People
 from assistant.metrics import DELIVERIES_FAILED, Streak
 from assistant.scheduler import Notice, Outbox
@@ -21,7 +22,15 @@ class Deliveries:
     """The channel's outbox as the scheduler uses it: a user who blocked the bot gets their
     tasks paused, and back when they write again."""
 
-    def __init__(self, channel: Outbox, people: People, tasks: TaskStore, clock: Clock) -> None:
+    def __init__(
+        self,
+        channel: Outbox,
+        people: People,
+        tasks: TaskStore,
+        clock: Clock,
+        approvals: ApprovalBook | None = None,
+    ) -> None:
+        self._approvals = approvals  # a notice is said since them: a typed yes is not theirs
         self._channel = channel
         self._clock = clock
         self._people = people
@@ -48,6 +57,9 @@ class Deliveries:
             self.failing.failed(self._clock.now(), type(exc).__name__)
             raise
         self.failing.ok()
+        if self._approvals is not None:
+            owner = notice.owner
+            await self._approvals.said_since(owner.chat_id, owner.user_id, "")
         return message_id
 
 

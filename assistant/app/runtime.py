@@ -251,7 +251,7 @@ async def _build(
     services = build_services(config, db, clock, tasks=tasks, sandbox=sandbox, registry=registry)
     stack.push_async_callback(close_services, services)
     people, audit, conversations = People(db, clock), AuditLog(db, clock), Conversations(db, clock)
-    deliveries = Deliveries(outbox, people, tasks, clock)
+    deliveries = Deliveries(outbox, people, tasks, clock, ApprovalBook(db))
     llm = config.llm
     ledger = Ledger(db, clock, config.budgets, llm.prices, llm.currency)
     told = lambda reason: NoModel(reason, owner_of(config), clock, people.language)  # noqa: E731

@@ -210,9 +210,9 @@ async def serve_telegram(setup: Setup, clock: Clock, stop: asyncio.Event) -> Non
             door = Door(runtime, queues, board, console_user(setup))
             terminals = group.create_task(door.listen(socket_path(setup.database_path())))
             try:
-                inbox, replay_for = Inbox(runtime.db, clock), timedelta(hours=settings.replay_hours)
-                await channel.start(runtime, queues, inbox, replay_for)
-                systemd.notify("READY=1")
+                await channel.start(runtime, queues, Inbox(runtime.db, clock))
+                systemd.notify("READY=1")  # before the backlog: it may take longer than a start
+                await channel.take_updates(timedelta(hours=settings.replay_hours))
                 await stop.wait()
             finally:
                 terminals.cancel()

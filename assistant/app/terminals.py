@@ -45,6 +45,7 @@ from assistant.app.wire import (
     socket_path,
 )
 from assistant.channels.console import Console, Printer, Style
+from assistant.errors import RunError
 from assistant.llm.types import Attachment
 from assistant.scheduler import Notice
 from assistant.scheduler.delivery import Outbox
@@ -96,6 +97,8 @@ class Switchboard:
         """Ask where the turn came from: its terminal, else the channel."""
         console = _HERE.get()
         if console is None or console not in self._consoles:
+            if pending.channel == "terminal":  # it left before its turn asked: refused
+                raise RunError("the terminal that asked has left")
             shown: int | None = await self._channel.present(pending)
             return shown
         self._asked_at[pending.token] = console

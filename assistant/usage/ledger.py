@@ -221,6 +221,11 @@ class Ledger:
             raise
         await self.settle(held, payer, model, counted)
 
+    async def keep(self, held: int) -> None:
+        """A call that may have been spent on though no answer came: its reservation stays, at
+        its worst case (marked estimated), as settled."""
+        await self._db.write_one("UPDATE usage SET settled = 1 WHERE id = ?", (held,))
+
     async def release(self, held: int) -> None:
         """A call that failed before the server took it: its reservation goes."""
         await self._db.write_one("DELETE FROM usage WHERE id = ? AND settled = 0", (held,))

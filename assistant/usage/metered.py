@@ -9,7 +9,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
-from assistant.errors import AssistantError
+from assistant.errors import AssistantError, ModelSlowError
 from assistant.llm.model import Model
 from assistant.llm.tokens import ApproxCounter, OverCounter, TokenCounter, message_tokens
 from assistant.llm.types import Completion, Payer, Request, StreamEvent, TextDelta
@@ -45,8 +45,8 @@ class MeteredModel:
         held, request = await self._reserve(request)
         try:
             completion = await self._inner.complete(request)
-        except BaseException:
-            await asyncio.shield(self._ledger.release(held))
+        except BaseException as exc:
+            await asyncio.shield(self._gave_up(held, exc))
             raise
         await self._settle(held, request, completion)
         return completion
@@ -62,15 +62,27 @@ class MeteredModel:
                     await self._settle(held, request, event)
                     held = 0
                 yield event
+        except BaseException as exc:
+            if held and not text:
+                await asyncio.shield(self._gave_up(held, exc))
+                held = 0
+            raise
         finally:
-            if held and text:  # ended early: what was streamed was spent
+            if held:  # ended early (or cut): what was streamed was spent
                 await asyncio.shield(self._settle(held, request, Completion(text)))
-            elif held:
-                await asyncio.shield(self._ledger.release(held))
 
     async def close(self) -> None:
         """Let go of the adapter's connections."""
         await self._inner.close()
+
+    async def _gave_up(self, held: int, failure: BaseException) -> None:
+        """A call that failed: given back when the server cannot have spent on it (it refused
+        or could not be reached), kept at its worst case when it may have (a timeout, or the
+        call cancelled while the server worked on it)."""
+        if isinstance(failure, ModelSlowError | asyncio.CancelledError):
+            await self._ledger.keep(held)
+        else:
+            await self._ledger.release(held)
 
     async def _reserve(self, request: Request) -> tuple[int, Request]:
         """The call held at its worst case (what it sends, overestimated, and the most it may

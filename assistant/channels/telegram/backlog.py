@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
@@ -27,17 +28,18 @@ async def catch_up(
     sender: Sender,
     assistant: Assistant,
     inbox: Inbox,
+    *,
     replay_for: timedelta,
+    allowed: Callable[[int, int], bool],
 ) -> int:
     """Handle the recent unanswered messages through the gate and the handlers, in order;
-    tell each chat about the rest. Returns how many were handled again."""
+    tell each chat the gate lets in about the rest. Returns how many were handled again."""
     backlog = await inbox.on_start(replay_for)
     for chat_id, missed in spans(backlog.missed).items():
-        await _tell(sender, assistant, chat_id, missed)
+        if allowed(chat_id, missed[0].user_id):
+            await _tell(sender, assistant, chat_id, missed)
     for received in backlog.replay:
-        update = Update.de_json(json.loads(received.payload), application.bot)
-        if update is not None:
-            await application.process_update(update)
+        await _again(application, inbox, received)
     if backlog.replay or backlog.missed:
         log.info(
             "after the restart: %d messages handled, %d told about",
@@ -45,6 +47,23 @@ async def catch_up(
             len(backlog.missed),
         )
     return len(backlog.replay)
+
+
+async def _again(
+    application: Application,  # type: ignore[type-arg]
+    inbox: Inbox,
+    received: Received,
+) -> None:
+    """One kept update through the gate and the handlers; one that cannot be read or handled
+    is done with (logged), never left to stop every start."""
+    try:
+        update = Update.de_json(json.loads(received.payload), application.bot)
+        if update is not None:
+            await application.process_update(update)
+            return
+    except Exception:
+        log.exception("a kept update could not be handled again; it is dropped")
+    await inbox.mark(received.update_id, "answered")
 
 
 async def _tell(sender: Sender, assistant: Assistant, chat_id: int, missed: list[Received]) -> None:

@@ -69,6 +69,7 @@ from assistant.errors import (
     RetryableRunError,
     RunError,
     StartupError,
+    StorageError,
 )
 from assistant.locales import tr
 from assistant.memory.inbox import Inbox
@@ -104,7 +105,8 @@ class Webhook:
 class _PollRequest(HTTPXRequest):
     """The getUpdates connection, noting when Telegram last answered it (for /healthz), and
     keeping the updates it brings in the inbox before they are acknowledged (the next
-    getUpdates does that; a store that fails makes the poll fail, so Telegram keeps them)."""
+    getUpdates does that). A database that cannot be written (a full disk) keeps nothing: the
+    updates are answered unkept (the person hears why), rather than not at all."""
 
     def __init__(self, tls: ssl.SSLContext) -> None:
         super().__init__(connection_pool_size=1, httpx_kwargs={"verify": tls})
@@ -116,8 +118,24 @@ class _PollRequest(HTTPXRequest):
         answer = await super().do_request(*args, **kwargs)
         self.answered_at = time.monotonic()
         if self.inbox is not None and answer[0] == 200:
-            await self.inbox.keep(from_answer(answer[1]))
+            try:
+                await self.inbox.keep(from_answer(answer[1]))
+            except StorageError as exc:
+                log.warning("updates answered without being kept: %s", exc)
         return answer
+
+
+class _KeptQueue(asyncio.Queue[object]):
+    """The webhook's queue of updates: each kept in the inbox before it is queued, so before
+    the webhook's answer tells Telegram it arrived."""
+
+    inbox: Inbox | None = None
+
+    async def put(self, item: object) -> None:
+        """Keep, then queue."""
+        if self.inbox is not None and isinstance(item, Update):
+            await self.inbox.keep([from_update(item)])
+        await super().put(item)
 
 
 class TelegramChannel:
@@ -143,6 +161,7 @@ class TelegramChannel:
         self.edit_interval = edit_interval
         self._strangers = Strangers()
         self._inbox: Inbox | None = None
+        self._assistant: Assistant | None = None
         # One TLS context for both connections: loading the certificate authorities takes
         # about 50 ms, once each at start-up otherwise.
         tls = httpx.create_ssl_context()
@@ -158,20 +177,19 @@ class TelegramChannel:
         )
         if rate_limit:  # Telegram's limits: 30 messages a second, one a second per chat
             builder = builder.rate_limiter(AIORateLimiter(max_retries=2))  # type: ignore[arg-type]
+        self._arrivals = _KeptQueue()
+        if webhook is not None:  # Telegram is answered once an update is queued: keep it first
+            builder = builder.update_queue(self._arrivals)
         self.application: Application = builder.build()  # type: ignore[type-arg]
         self.application.add_handler(TypeHandler(Update, self._gate), group=-1)
 
     async def start(
-        self,
-        assistant: Assistant,
-        queues: ChatQueues,
-        inbox: Inbox | None = None,
-        replay_for: timedelta = timedelta(hours=6),
+        self, assistant: Assistant, queues: ChatQueues, inbox: Inbox | None = None
     ) -> None:
-        """Connect (getMe), list the commands in the menu, handle what the last run left
-        unanswered (``inbox``), and start taking updates for ``assistant``, plain messages
-        through ``queues``."""
-        self._inbox = self._polls.inbox = inbox
+        """Connect (getMe), list the commands in the menu, and make ready to take updates for
+        ``assistant`` (plain messages through ``queues``), kept in ``inbox``."""
+        self._assistant = assistant
+        self._inbox = self._polls.inbox = self._arrivals.inbox = inbox
         handlers = Handlers(self, assistant, queues, inbox)
         self._handle(handlers)
         try:
@@ -189,8 +207,19 @@ class TelegramChannel:
                 "check the network and telegram.base_url, then start again"
             ) from None
         await self.application.start()
-        if inbox is not None:
-            await catch_up(self.application, self, assistant, inbox, replay_for)
+
+    async def take_updates(self, replay_for: timedelta = timedelta(hours=6)) -> None:
+        """Handle what the last run left unanswered (in order, before anything new), then
+        take new updates."""
+        if self._inbox is not None and self._assistant is not None:
+            await catch_up(
+                self.application,
+                self,
+                self._assistant,
+                self._inbox,
+                replay_for=replay_for,
+                allowed=self._may_tell,
+            )
         updater = self.application.updater
         assert updater is not None
         if self._webhook is None:
@@ -207,6 +236,22 @@ class TelegramChannel:
             secret_token=hook.secret,  # Telegram sends it back; other requests get 403
         )
 
+    async def _taken(self, update: Update) -> bool:
+        """Whether this run takes the update (the first to); one that cannot be kept (a full
+        disk) is taken unkept."""
+        assert self._inbox is not None
+        try:
+            return await self._inbox.take(from_update(update))
+        except StorageError as exc:
+            log.warning("an update taken without being kept: %s", exc)
+            return True
+
+    def _may_tell(self, chat_id: int, user_id: int) -> bool:
+        """Whether the gate would let this person in this chat in (a private chat's id is its
+        person's)."""
+        private = chat_id == user_id or not self._private_only
+        return user_id in self._allowed and private
+
     def _handle(self, handlers: Handlers) -> None:
         """Each kind of update to its handler, marked answered in the inbox when done."""
         messages, kept = filters.UpdateType.MESSAGE, handlers.kept
@@ -219,6 +264,9 @@ class TelegramChannel:
         ):
             self.application.add_handler(MessageHandler(kind & messages, kept(handler)))
         self.application.add_handler(CallbackQueryHandler(kept(handlers.button)))
+        # Last: what no handler takes (an edited message, a sticker) is done with, not left
+        # waiting in the inbox to be told about after a restart.
+        self.application.add_handler(TypeHandler(Update, kept(handlers.ignored)))
 
     def polling_problem(self, now: float) -> str | None:
         """Why updates are not coming in (for /healthz), or None while they are."""
@@ -252,7 +300,7 @@ class TelegramChannel:
         allowed = user is not None and user.id in self._allowed
         private = chat is None or chat.type == ChatType.PRIVATE or not self._private_only
         if allowed and private and isinstance(update, Update):
-            if self._inbox is None or await self._inbox.take(from_update(update)):
+            if self._inbox is None or await self._taken(update):
                 return
             raise ApplicationHandlerStop  # taken before: by a run before the restart, or twice
         self._strangers.ignored(user.id if user is not None else 0)

@@ -69,6 +69,10 @@ class Handlers:
 
         return handle
 
+    async def ignored(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+        """An update no other handler takes: nothing to answer."""
+        return False
+
     async def message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         """A slash command at once; plain words into the chat's queue, or "busy"."""
         sender = await self._sender(update, "message")
@@ -182,6 +186,7 @@ class Handlers:
     ) -> bool:
         """A command answered at once; words into the chat's queue (True), or "busy"."""
         if text.startswith("/") and not attachments:
+            await self._mark(update_id, "started")  # cut by a kill: told, never run twice
             await self._answer(person, text)
             return False
         if self._queues.submit(
@@ -208,8 +213,12 @@ class Handlers:
         await self._mark(update_id, "answered")
 
     async def _mark(self, update_id: int, state: State) -> None:
-        if self._inbox is not None:
+        if self._inbox is None:
+            return
+        try:
             await self._inbox.mark(update_id, state)
+        except StorageError as exc:  # a full disk: the answer still goes out
+            log.warning("update %d not marked %s: %s", update_id, state, exc)
 
     async def _answer(
         self, person: Person, text: str, attachments: tuple[Attachment, ...] = ()
@@ -237,6 +246,7 @@ class Handlers:
         query, user = update.callback_query, update.effective_user
         if query is None or user is None:
             return
+        await self._mark(update.update_id, "started")  # cut by a kill: never pressed twice
         data = query.data or ""
         verb, _, token = data.partition(":")
         if verb in ("approve", "deny"):
