@@ -282,3 +282,34 @@ async def test_a_note_longer_than_a_sentence_is_saved_whole(tmp_path):
         reply = await runtime.answer(person, f"note that {long.strip()}")
         [note] = await runtime.services.notes.list_notes(USER, 5)
     assert len(long) > 500 and "Saved note" in reply.text and note.content == long.strip(" ,")
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "slots"),
+    [
+        ("wake me up at 5:30am, i have a train to catch", "alarm", {"when": "at 5:30am"}),
+        ("разбуди меня в 6 утра, у меня самолёт", "alarm", {"when": "в 6 утра"}),
+        ("remind me at 3pm to take my pills, i keep forgetting", "remind",
+         {"when": "at 3pm", "what": "take my pills"}),
+        ("напомни в 19:00 позвонить бабушке, а то обидится", "remind",
+         {"when": "в 19:00", "what": "позвонить бабушке"}),
+        ("remind me to buy milk, eggs and bread at 5pm", "remind",
+         {"what": "buy milk, eggs and bread", "when": "at 5pm"}),  # a list is no reason
+    ],
+)  # fmt: skip
+def test_a_reason_said_beside_a_request_is_no_part_of_it(text, intent, slots):
+    found = read(text)
+    assert found is not None and (found.intent, dict(found.slots)) == (intent, slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "wake me at 6, no wait, 7",  # no reason: a change of mind
+        "set an alarm for 6am, that's what i'd do",  # a hypothetical
+        "wake me up at 7, i have a meeting at 9",  # the clause names a time of its own
+        "i reminded him at 5, i think he forgot",
+    ],
+)
+def test_what_follows_a_request_that_is_no_reason_leaves_it_to_the_model(text):
+    assert read(text) is None

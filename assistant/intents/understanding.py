@@ -16,6 +16,7 @@ from assistant.intents.languages import fillers, matcher, names_language, subjec
 from assistant.intents.matcher import MAX_TEXT, Check, Match
 from assistant.intents.places import names_zone
 from assistant.intents.reader import QUOTES, Reads, named, read_any_order
+from assistant.intents.reasons import is_reason, splits, without_reason
 from assistant.locales import words
 from assistant.schedules import languages
 from assistant.schedules.parse import read_schedule, read_span
@@ -40,6 +41,28 @@ def understand(text: str, zone: str, now: datetime, min_interval: timedelta) -> 
     checks = _checks(zone, now, min_interval)
     if len(text) > MAX_TEXT:
         return _kept(_long(text, checks), text, zone, now, min_interval)
+    found = _read(text, checks, zone, now, min_interval)
+    if found is not None:
+        return _reasonless(found)
+    for request, reason in splits(text):
+        if is_reason(reason) and not _inside(reason.split(), zone, now, min_interval):
+            said = _read(request, checks, zone, now, min_interval)
+            if said is not None and said.intent in ("alarm", "remind"):
+                return said  # the request alone; its reason is no part of it
+    return None
+
+
+def _reasonless(found: Match) -> Match:
+    """A reminder's words without the reason said after them."""
+    if found.intent != "remind" or "what" not in found.slots:
+        return found
+    return replace(found, slots={**found.slots, "what": without_reason(found.slots["what"])})
+
+
+def _read(
+    text: str, checks: Mapping[str, Check], zone: str, now: datetime, min_interval: timedelta
+) -> Match | None:
+    """The one reading of ``text``: a sentence's, else the any-order reader's."""
     found = _kept(matcher().match(plain(text), checks), text, zone, now, min_interval)
     if found is None:  # no sentence reads it, or the one that does misreads it
         read = _any_order(plain(text), checks, lambda v: reads(v, zone, now, min_interval))
