@@ -103,7 +103,7 @@ async def test_a_poll_whose_updates_cannot_be_kept_still_answers_them(monkeypatc
 
     from telegram.request import HTTPXRequest
 
-    from assistant.channels.telegram.bot import _PollRequest
+    from assistant.channels.telegram.arrivals import PollRequest
     from assistant.errors import StorageError
 
     answer = b'{"ok": true, "result": [{"update_id": 9, "message": {}}]}'
@@ -116,7 +116,7 @@ async def test_a_poll_whose_updates_cannot_be_kept_still_answers_them(monkeypatc
             raise StorageError("the disk is full")
 
     monkeypatch.setattr(HTTPXRequest, "do_request", answered)
-    poll = _PollRequest(ssl.create_default_context())
+    poll = PollRequest(ssl.create_default_context())
     poll.inbox = Full()  # type: ignore[assignment]
     assert await poll.do_request("https://example.invalid/getUpdates", "POST") == (200, answer)
     assert "without being kept" in caplog.text

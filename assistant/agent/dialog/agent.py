@@ -67,7 +67,7 @@ from assistant.llm.types import (
 from assistant.locales import ENGLISH
 from assistant.memory.conversation import Conversations
 from assistant.metrics import LLM_SECONDS, TURNS, Streak
-from assistant.tools import Executor, Registry, ToolContext, ToolResult, ValidCall
+from assistant.tools import Executor, Registry, ToolResult, ValidCall
 from assistant.usage.telling import over_budget
 
 log = logging.getLogger(__name__)
@@ -153,15 +153,7 @@ class Agent:
         payer: Payer | None,
     ) -> Turn:
         request_id = uuid.uuid4().hex[:12]
-        context = ToolContext(
-            person.user_id,
-            person.chat_id,
-            request_id,
-            person.timezone,
-            self._clock,
-            self._services,
-            channel=person.channel,
-        )
+        context = person.context(request_id, self._clock, self._services)
         base = await self._base_window()
         window = base.left(self._prompt(person), self._executor.registry.offered())
         text = window.message(text)

@@ -86,16 +86,7 @@ class Acting:
         return Reply(tr(language, "I could not ask you to confirm, so nothing was changed."))
 
     def context(self, person: Person) -> ToolContext:
-        request_id = f"local-{uuid.uuid4().hex[:12]}"
-        return ToolContext(
-            person.user_id,
-            person.chat_id,
-            request_id,
-            person.timezone,
-            self._clock,
-            self._services,
-            channel=person.channel,
-        )
+        return person.context(f"local-{uuid.uuid4().hex[:12]}", self._clock, self._services)
 
 
 def _buttons(result: ToolResult, language: str) -> tuple[tuple[Button, ...], ...]:

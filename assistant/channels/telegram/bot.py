@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -55,12 +53,13 @@ from assistant.agent.channel import Assistant
 from assistant.agent.front.buttons import Button, notice_buttons
 from assistant.agent.front.chats import ChatQueues
 from assistant.agent.front.welcome import menu
+from assistant.channels.telegram.arrivals import KeptQueue, PollRequest
 from assistant.channels.telegram.backlog import catch_up
 from assistant.channels.telegram.durations import seconds
 from assistant.channels.telegram.entities import Rendered
 from assistant.channels.telegram.handlers import Handlers
 from assistant.channels.telegram.pieces import plain_pieces
-from assistant.channels.telegram.received import from_answer, from_update
+from assistant.channels.telegram.received import from_update
 from assistant.channels.telegram.sending import edit_piece, rendered, send_all
 from assistant.channels.telegram.strangers import Strangers
 from assistant.config import SpeechSettings
@@ -102,42 +101,6 @@ class Webhook:
         return urlsplit(self.url).path.lstrip("/")
 
 
-class _PollRequest(HTTPXRequest):
-    """The getUpdates connection, noting when Telegram last answered it (for /healthz), and
-    keeping the updates it brings in the inbox before they are acknowledged (the next
-    getUpdates does that). A database that cannot be written (a full disk) keeps nothing: the
-    updates are answered unkept (the person hears why), rather than not at all."""
-
-    def __init__(self, tls: ssl.SSLContext) -> None:
-        super().__init__(connection_pool_size=1, httpx_kwargs={"verify": tls})
-        self.answered_at: float | None = None
-        self.inbox: Inbox | None = None
-
-    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
-        """Make the request; an answer of any status shows the Bot API is reachable."""
-        answer = await super().do_request(*args, **kwargs)
-        self.answered_at = time.monotonic()
-        if self.inbox is not None and answer[0] == 200:
-            try:
-                await self.inbox.keep(from_answer(answer[1]))
-            except StorageError as exc:
-                log.warning("updates answered without being kept: %s", exc)
-        return answer
-
-
-class _KeptQueue(asyncio.Queue[object]):
-    """The webhook's queue of updates: each kept in the inbox before it is queued, so before
-    the webhook's answer tells Telegram it arrived."""
-
-    inbox: Inbox | None = None
-
-    async def put(self, item: object) -> None:
-        """Keep, then queue."""
-        if self.inbox is not None and isinstance(item, Update):
-            await self.inbox.keep([from_update(item)])
-        await super().put(item)
-
-
 class TelegramChannel:
     """The bot: its handlers, its outbox for the scheduler, and its approval buttons."""
 
@@ -165,7 +128,7 @@ class TelegramChannel:
         # One TLS context for both connections: loading the certificate authorities takes
         # about 50 ms, once each at start-up otherwise.
         tls = httpx.create_ssl_context()
-        self._polls = _PollRequest(tls)
+        self._polls = PollRequest(tls)
         builder = (
             ApplicationBuilder()
             .token(token)
@@ -177,7 +140,7 @@ class TelegramChannel:
         )
         if rate_limit:  # Telegram's limits: 30 messages a second, one a second per chat
             builder = builder.rate_limiter(AIORateLimiter(max_retries=2))  # type: ignore[arg-type]
-        self._arrivals = _KeptQueue()
+        self._arrivals = KeptQueue()
         if webhook is not None:  # Telegram is answered once an update is queued: keep it first
             builder = builder.update_queue(self._arrivals)
         self.application: Application = builder.build()  # type: ignore[type-arg]
