@@ -64,19 +64,19 @@ class Inbox:
     async def take(self, received: Received) -> bool:
         """Take a message to handle it: True once for each (kept or not), False for one this
         or an earlier process already took (handled twice otherwise)."""
-        now = self._clock.now().isoformat()
-        async with self._db.write() as session:
-            await session.execute(
-                "INSERT OR IGNORE INTO inbox (update_id, chat_id, user_id, payload, received_at,"
-                " state) VALUES (?, ?, ?, ?, ?, 'queued')",
-                (received.update_id, received.chat_id, received.user_id, received.payload, now),
-            )
-            row = await session.fetchone(
-                "UPDATE inbox SET state = 'taken' WHERE update_id = ? AND state = 'queued'"
-                " RETURNING update_id",
-                (received.update_id,),
-            )
-        return row is not None
+        rows = await self._db.write_rows(
+            "INSERT INTO inbox (update_id, chat_id, user_id, payload, received_at, state)"
+            " VALUES (?, ?, ?, ?, ?, 'taken') ON CONFLICT (update_id) DO UPDATE"
+            " SET state = 'taken' WHERE state = 'queued' RETURNING update_id",
+            (
+                received.update_id,
+                received.chat_id,
+                received.user_id,
+                received.payload,
+                self._clock.now().isoformat(),
+            ),
+        )
+        return bool(rows)
 
     async def mark(self, update_id: int, state: State) -> None:
         """Move a message on: started, or answered (its payload is then dropped)."""
